@@ -1,0 +1,135 @@
+package runlet
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Accumulator assembles stream deltas into a ModelResponse. Provider authors
+// feed it every delta they yield and call Response at the end; the runtime
+// does not need it, since adapters hand over the assembled response in
+// StreamDone.
+//
+// Parts keep arrival order: consecutive text deltas grow one TextPart,
+// consecutive reasoning deltas one ReasoningPart, and tool-call deltas are
+// grouped by Index however they interleave. The zero value is ready to use.
+type Accumulator struct {
+	parts []accPart
+	calls map[int]int // tool-call index -> position in parts
+	last  int         // position of the part the last text/reasoning delta grew, -1 after EndPart
+	init  bool
+}
+
+type accPart struct {
+	kind StreamEventKind
+	text strings.Builder
+	// reasoning continuation state
+	reasoning ReasoningPart
+	// tool call
+	id, name string
+}
+
+// Add records one delta. StreamDone events are ignored.
+func (a *Accumulator) Add(ev StreamEvent) {
+	if !a.init {
+		a.last, a.init = -1, true
+	}
+	switch ev.Kind {
+	case StreamTextDelta, StreamReasoningDelta:
+		if a.last < 0 || a.parts[a.last].kind != ev.Kind {
+			a.parts = append(a.parts, accPart{kind: ev.Kind})
+			a.last = len(a.parts) - 1
+		}
+		a.parts[a.last].text.WriteString(ev.Delta)
+	case StreamToolCallDelta:
+		if a.calls == nil {
+			a.calls = make(map[int]int)
+		}
+		pos, ok := a.calls[ev.Index]
+		if !ok {
+			a.parts = append(a.parts, accPart{kind: StreamToolCallDelta})
+			pos = len(a.parts) - 1
+			a.calls[ev.Index] = pos
+		}
+		p := &a.parts[pos]
+		if ev.ID != "" {
+			p.id = ev.ID
+		}
+		if ev.Name != "" {
+			p.name = ev.Name
+		}
+		p.text.WriteString(ev.Delta)
+		a.last = -1
+	}
+}
+
+// EndPart closes the current text or reasoning part, so that the next delta
+// of the same kind starts a new part (for providers with explicit blocks).
+func (a *Accumulator) EndPart() { a.last, a.init = -1, true }
+
+// SetReasoningState attaches continuation state (signature, encrypted
+// payload, item ID, provider) to the current reasoning part, creating an
+// empty one if the last part is not reasoning (redacted thinking has no text).
+// Empty fields leave earlier values unchanged.
+func (a *Accumulator) SetReasoningState(st ReasoningPart) {
+	if !a.init {
+		a.last, a.init = -1, true
+	}
+	if a.last < 0 || a.parts[a.last].kind != StreamReasoningDelta {
+		a.parts = append(a.parts, accPart{kind: StreamReasoningDelta})
+		a.last = len(a.parts) - 1
+	}
+	r := &a.parts[a.last].reasoning
+	if st.Signature != "" {
+		r.Signature = st.Signature
+	}
+	if st.Encrypted != "" {
+		r.Encrypted = st.Encrypted
+	}
+	if st.ID != "" {
+		r.ID = st.ID
+	}
+	if st.Provider != "" {
+		r.Provider = st.Provider
+	}
+}
+
+// HasToolCalls reports whether any tool-call delta was added.
+func (a *Accumulator) HasToolCalls() bool { return len(a.calls) > 0 }
+
+// Message returns the assembled assistant message. Empty tool-call arguments
+// become "{}".
+func (a *Accumulator) Message() Message {
+	msg := Message{Role: RoleAssistant, Parts: make([]Part, 0, len(a.parts))}
+	for i := range a.parts {
+		p := &a.parts[i]
+		switch p.kind {
+		case StreamTextDelta:
+			msg.Parts = append(msg.Parts, TextPart{Text: p.text.String()})
+		case StreamReasoningDelta:
+			r := p.reasoning
+			r.Text = p.text.String()
+			msg.Parts = append(msg.Parts, r)
+		case StreamToolCallDelta:
+			args := p.text.String()
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			msg.Parts = append(msg.Parts, ToolCallPart{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
+		}
+	}
+	return msg
+}
+
+// Response returns the assembled response with the given usage and finish
+// reason. If finish is empty it is FinishToolCalls when there are tool calls
+// and FinishStop otherwise.
+func (a *Accumulator) Response(usage Usage, finish FinishReason) *ModelResponse {
+	if finish == "" {
+		finish = FinishStop
+		if a.HasToolCalls() {
+			finish = FinishToolCalls
+		}
+	}
+	return &ModelResponse{Message: a.Message(), Usage: usage, FinishReason: finish}
+}

@@ -1,0 +1,138 @@
+package runlet
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrMaxTurns: the run reached its turn limit before a final answer.
+	ErrMaxTurns = errors.New("runlet: max turns reached")
+	// ErrUsageLimit: the run crossed a usage limit (tokens, requests, tool calls).
+	ErrUsageLimit = errors.New("runlet: usage limit reached")
+	// ErrContextOverflow: even the newest turn does not fit the context budget.
+	ErrContextOverflow = errors.New("runlet: context overflow")
+	// ErrStreamIncomplete: a provider stream ended before its terminal event.
+	ErrStreamIncomplete = errors.New("runlet: stream ended before completion")
+	// ErrNoModel: the agent has no Model.
+	ErrNoModel = errors.New("runlet: agent has no model")
+	// ErrApprovalRequired is returned by a BeforeToolCall hook to interrupt
+	// the run until a human decides on the call (see Runtime.Resume).
+	ErrApprovalRequired = errors.New("runlet: approval required")
+	// ErrConflict: a store write lost an optimistic-concurrency race.
+	ErrConflict = errors.New("runlet: conflicting write")
+	// ErrNotFound: a store has no such session or checkpoint.
+	ErrNotFound = errors.New("runlet: not found")
+)
+
+// ProviderError is a failure reported by, or while talking to, a model
+// provider. Every adapter returns this type, so errors classify the same way
+// whatever the provider.
+type ProviderError struct {
+	Provider   string        // adapter name, such as "openai" or "anthropic"
+	StatusCode int           // HTTP status; 0 for failures inside a stream or before a response
+	Code       string        // provider error code, such as "rate_limit_exceeded"
+	Type       string        // provider error type, such as "invalid_request_error"
+	Message    string        // provider message (never contains credentials)
+	RequestID  string        // provider request ID, when the response had one
+	Retryable  bool          // a later identical request may succeed
+	RetryAfter time.Duration // server-requested wait, when given
+	Err        error         // underlying cause, if any
+}
+
+func (e *ProviderError) Error() string {
+	b := make([]byte, 0, 96)
+	if e.Provider != "" {
+		b = append(b, e.Provider...)
+		b = append(b, ": "...)
+	}
+	if e.StatusCode != 0 {
+		b = append(b, "HTTP "...)
+		b = strconv.AppendInt(b, int64(e.StatusCode), 10)
+		b = append(b, ' ')
+	}
+	switch {
+	case e.Code != "" && e.Type != "":
+		b = append(b, '(')
+		b = append(b, e.Type...)
+		b = append(b, '/')
+		b = append(b, e.Code...)
+		b = append(b, ") "...)
+	case e.Code != "" || e.Type != "":
+		b = append(b, '(')
+		b = append(b, e.Code...)
+		b = append(b, e.Type...)
+		b = append(b, ") "...)
+	}
+	msg := e.Message
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	b = append(b, msg...)
+	if e.Message != "" && e.Err != nil && e.Err.Error() != e.Message {
+		b = append(b, ": "...)
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+// Unwrap returns the cause.
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// ToolError is a tool failure. The runtime turns it into an is-error tool
+// result the model sees; it also reaches hooks and the tool.finished event.
+type ToolError struct {
+	Tool   string
+	CallID string
+	Kind   ToolErrorKind
+	Err    error
+}
+
+// ToolErrorKind classifies tool failures.
+type ToolErrorKind string
+
+// Tool error kinds.
+const (
+	ToolUnknown        ToolErrorKind = "unknown_tool"
+	ToolInvalidJSON    ToolErrorKind = "invalid_json"
+	ToolInvalidArgs    ToolErrorKind = "invalid_arguments"
+	ToolFailed         ToolErrorKind = "failed"
+	ToolPanicked       ToolErrorKind = "panicked"
+	ToolTimedOut       ToolErrorKind = "timed_out"
+	ToolDenied         ToolErrorKind = "denied"
+	ToolCanceled       ToolErrorKind = "canceled"
+	ToolLimitExceeded  ToolErrorKind = "limit_exceeded"
+	ToolOutputTooLarge ToolErrorKind = "output_too_large"
+)
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("tool %q: %s: %v", e.Tool, e.Kind, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// PolicyError says which policy stopped a run: "max_turns",
+// "usage_limit:total_tokens", "hook:BeforeModelCall", ... It wraps the
+// sentinel (ErrMaxTurns, ErrUsageLimit) or the hook's error.
+type PolicyError struct {
+	Policy string
+	Err    error
+}
+
+func (e *PolicyError) Error() string { return e.Err.Error() + " (policy " + e.Policy + ")" }
+
+// Unwrap returns the cause.
+func (e *PolicyError) Unwrap() error { return e.Err }
+
+// DenyError, returned by a BeforeToolCall hook, denies a call: the model sees
+// an is-error result with Reason and the run goes on.
+type DenyError struct{ Reason string }
+
+func (e *DenyError) Error() string { return "denied: " + e.Reason }
+
+// Deny returns a *DenyError with the reason the model will see.
+func Deny(reason string) error { return &DenyError{Reason: reason} }

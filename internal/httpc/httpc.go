@@ -1,0 +1,264 @@
+// Package httpc is the HTTP layer shared by the provider adapters: one POST
+// with bounded retries, exponential backoff with jitter, Retry-After, and
+// error bodies mapped to *runlet.ProviderError.
+//
+// A request is retried only before its response is handed to the caller, so
+// stream bytes that reached the caller are never replayed.
+package httpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runlet/runlet"
+)
+
+// Defaults for Client.
+const (
+	DefaultMaxRetries = 2
+	defaultMinBackoff = 500 * time.Millisecond
+	defaultMaxBackoff = 8 * time.Second
+	maxRetryAfter     = 60 * time.Second
+	maxErrorBody      = 64 << 10
+)
+
+// Client posts JSON to one provider.
+type Client struct {
+	Provider string
+	HTTP     *http.Client // nil means http.DefaultClient
+	// MaxRetries is the number of retries after the first attempt; negative
+	// means none.
+	MaxRetries int
+	// Header is sent with every request (auth, version, user headers). It is
+	// never copied into errors.
+	Header http.Header
+	// MinBackoff and MaxBackoff bound the exponential backoff; zero means
+	// 500ms and 8s.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Post sends body to url and returns a 2xx response, whose body the caller
+// must close. Any other outcome is an error: *runlet.ProviderError for HTTP
+// and connection failures, or the context's error.
+func (c *Client) Post(ctx context.Context, url string, body []byte) (*http.Response, error) {
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: err}
+		}
+		for k, v := range c.Header {
+			req.Header[k] = v
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		var perr *runlet.ProviderError
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			perr = &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: true, Err: scrub(err)}
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			return resp, nil
+		default:
+			perr = ErrorFromResponse(c.Provider, resp)
+		}
+		if !perr.Retryable || attempt >= c.MaxRetries {
+			return nil, perr
+		}
+		if err := sleep(ctx, c.backoff(attempt, perr.RetryAfter)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 && retryAfter <= maxRetryAfter {
+		return retryAfter
+	}
+	lo, hi := c.MinBackoff, c.MaxBackoff
+	if lo <= 0 {
+		lo = defaultMinBackoff
+	}
+	if hi <= 0 {
+		hi = defaultMaxBackoff
+	}
+	d := lo << min(attempt, 16)
+	if d > hi || d <= 0 {
+		d = hi
+	}
+	// Jitter: a random point in [d/2, d].
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Retryable reports whether an HTTP status is worth retrying: 408, 409, 429
+// and every 5xx (Anthropic's 529 overloaded included).
+func Retryable(status int) bool {
+	return status == 408 || status == 409 || status == 429 || status >= 500
+}
+
+// ErrorFromResponse reads (at most 64 KiB of) an error response, closes it
+// and maps it to a *runlet.ProviderError. It understands the OpenAI envelope
+// {"error":{"message","type","code"}} and the Anthropic one
+// {"type":"error","error":{"type","message"}}; any other body (an HTML page
+// from a proxy, say) becomes a short plain-text message.
+func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderError {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := ErrorFromBody(provider, body)
+	e.StatusCode = resp.StatusCode
+	e.Retryable = Retryable(resp.StatusCode) || e.Retryable
+	e.RetryAfter = RetryAfter(resp.Header)
+	e.RequestID = firstHeader(resp.Header, "X-Request-Id", "Request-Id")
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// ErrorFromBody maps an error payload, from an HTTP body or an error event
+// inside a stream, to a *runlet.ProviderError (StatusCode left zero).
+func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
+	e := &runlet.ProviderError{Provider: provider}
+	var env struct {
+		Type    string          `json:"type"`
+		Message string          `json:"message"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &env) == nil && (len(env.Error) > 0 || env.Message != "") {
+		var inner struct {
+			Message string          `json:"message"`
+			Type    string          `json:"type"`
+			Code    json.RawMessage `json:"code"`
+		}
+		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &inner) == nil {
+			e.Message, e.Type, e.Code = inner.Message, inner.Type, rawString(inner.Code)
+		} else if len(env.Error) > 0 && env.Error[0] == '"' {
+			_ = json.Unmarshal(env.Error, &e.Message)
+		}
+		if e.Message == "" {
+			e.Message = env.Message
+		}
+		if e.Type == "" && env.Type != "error" {
+			e.Type = env.Type
+		}
+		switch e.Type {
+		case "overloaded_error", "rate_limit_error", "api_error", "server_error":
+			e.Retryable = true
+		}
+		return e
+	}
+	e.Message = plainText(body)
+	return e
+}
+
+func rawString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw) // a numeric code
+}
+
+// plainText shortens a non-JSON body to one readable line without markup.
+func plainText(body []byte) string {
+	var b strings.Builder
+	inTag := false
+	space := false
+	for _, r := range string(body) {
+		switch {
+		case r == '<':
+			inTag = true
+		case r == '>' && inTag:
+			inTag = false
+			space = true
+		case inTag:
+		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
+			space = true
+		default:
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		}
+		if b.Len() >= 200 {
+			b.WriteString("…")
+			break
+		}
+	}
+	return b.String()
+}
+
+// RetryAfter reads retry-after-ms, then Retry-After (seconds or HTTP date).
+func RetryAfter(h http.Header) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+func firstHeader(h http.Header, keys ...string) string {
+	for _, k := range keys {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// scrub rewrites transport errors without the URL's query and user info,
+// in case a user-supplied base URL carries a credential there.
+func scrub(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	where := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil {
+		u.User, u.RawQuery, u.Fragment = nil, "", ""
+		where = u.String()
+	}
+	return &url.Error{Op: ue.Op, URL: where, Err: ue.Err}
+}

@@ -1,0 +1,181 @@
+// Package sse reads Server-Sent Events (text/event-stream) as the model
+// providers send them. It is shared by every adapter.
+//
+// The reader follows the WHATWG event-stream rules that matter on the wire:
+// LF, CRLF and CR line endings; multi-line data (joined with "\n"); comment
+// and keep-alive lines; event and id fields; one optional space after the
+// colon. It also dispatches a final event that lacks the closing blank line,
+// because real servers end streams that way, and it handles lines of any
+// length up to a configurable event size limit.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxEventSize bounds one event's data, so a broken or hostile server
+// cannot make the reader buffer without limit.
+const DefaultMaxEventSize = 32 << 20
+
+// ErrEventTooLarge is returned when one event's data exceeds the limit.
+var ErrEventTooLarge = errors.New("sse: event exceeds size limit")
+
+// Event is one dispatched event. Data is only valid until the next call to
+// Next; copy it to keep it.
+type Event struct {
+	Type string // the event field; empty when the server sent none
+	Data []byte
+	ID   string
+}
+
+// Reader reads events from an event stream.
+type Reader struct {
+	br      *bufio.Reader
+	data    []byte
+	line    []byte // assembly buffer for lines longer than the bufio buffer
+	typ     string
+	id      string
+	hasData bool
+	max     int
+	pending []byte // rest of a line after a lone CR
+	types   map[string]string
+	err     error
+}
+
+// NewReader returns a Reader on r with a 64 KiB buffer.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: DefaultMaxEventSize}
+}
+
+// SetMaxEventSize changes the per-event data limit.
+func (r *Reader) SetMaxEventSize(n int) { r.max = n }
+
+// Next returns the next event. It returns io.EOF after the last event and
+// io.ErrUnexpectedEOF never: an event cut off without its blank line is
+// still dispatched, and the caller decides whether the stream was complete
+// (a provider knows its own terminal event).
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	r.data = r.data[:0]
+	r.hasData, r.typ = false, ""
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			if err == io.EOF && r.hasData {
+				r.err = io.EOF
+				return r.event(), nil
+			}
+			r.err = err
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			if r.hasData {
+				return r.event(), nil
+			}
+			r.typ = ""
+			continue
+		}
+		if line[0] == ':' {
+			continue // comment or keep-alive
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "data":
+			if r.hasData {
+				r.data = append(r.data, '\n')
+			}
+			if len(r.data)+len(value) > r.max {
+				r.err = ErrEventTooLarge
+				return Event{}, r.err
+			}
+			r.data = append(r.data, value...)
+			r.hasData = true
+		case "event":
+			r.typ = r.intern(value)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				r.id = string(value)
+			}
+		}
+	}
+}
+
+func (r *Reader) event() Event {
+	return Event{Type: r.typ, Data: r.data, ID: r.id}
+}
+
+// intern returns event type names without allocating for names seen before.
+func (r *Reader) intern(b []byte) string {
+	if s, ok := r.types[string(b)]; ok {
+		return s
+	}
+	if r.types == nil {
+		r.types = make(map[string]string)
+	}
+	if len(r.types) > 256 {
+		return string(b)
+	}
+	s := string(b)
+	r.types[s] = s
+	return s
+}
+
+// readLine returns the next line without its terminator. The slice is valid
+// until the next call.
+func (r *Reader) readLine() ([]byte, error) {
+	if r.pending != nil {
+		return r.splitCR(r.pending), nil
+	}
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.line = append(r.line[:0], line...)
+		for err == bufio.ErrBufferFull {
+			if len(r.line) > r.max {
+				return nil, ErrEventTooLarge
+			}
+			line, err = r.br.ReadSlice('\n')
+			r.line = append(r.line, line...)
+		}
+		line = r.line
+	}
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		if err != io.EOF {
+			err = fmt.Errorf("sse: %w", err)
+		}
+		return nil, err
+	}
+	// err is nil, or io.EOF with a final unterminated line.
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if bytes.IndexByte(line, '\r') >= 0 {
+		return r.splitCR(line), nil
+	}
+	return line, nil
+}
+
+// splitCR handles lone CR line endings inside what ReadSlice saw as one line.
+func (r *Reader) splitCR(line []byte) []byte {
+	i := bytes.IndexByte(line, '\r')
+	if i < 0 {
+		r.pending = nil
+		return line
+	}
+	r.pending = line[i+1:]
+	return line[:i]
+}

@@ -1,0 +1,213 @@
+package runlet
+
+import (
+	"context"
+	"iter"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Model is the provider contract: one wire API behind two methods. Adapters
+// live in sub-packages (providers/openai, providers/anthropic); a third-party
+// provider implements these two methods and nothing else.
+//
+// Generate returns the whole response. Stream yields deltas as they arrive
+// and ends with exactly one StreamDone event carrying the assembled response,
+// or with a non-nil error. A Stream must stop promptly, releasing its
+// connection, when the consumer stops ranging or ctx is cancelled.
+// StreamFromGenerate and GenerateFromStream build either method from the
+// other.
+type Model interface {
+	Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error)
+	Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error]
+}
+
+// ModelRequest is everything sent to a model for one call.
+type ModelRequest struct {
+	Instructions string         `json:"instructions,omitempty"`
+	Messages     []Message      `json:"messages"`
+	Tools        []ToolSpec     `json:"tools,omitempty"`
+	ToolChoice   ToolChoice     `json:"tool_choice,omitzero"`
+	OutputSchema *OutputSchema  `json:"output_schema,omitempty"`
+	Settings                    // common settings, promoted: req.Temperature, ...
+	Options      map[string]any `json:"options,omitempty"`
+}
+
+// Settings are the request settings most providers share. Zero values mean
+// "provider default".
+type Settings struct {
+	Temperature     *float64 `json:"temperature,omitempty"`
+	TopP            *float64 `json:"top_p,omitempty"`
+	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
+	StopSequences   []string `json:"stop_sequences,omitempty"`
+}
+
+// merge overlays the non-zero fields of o on s.
+func (s Settings) merge(o Settings) Settings {
+	if o.Temperature != nil {
+		s.Temperature = o.Temperature
+	}
+	if o.TopP != nil {
+		s.TopP = o.TopP
+	}
+	if o.MaxOutputTokens != 0 {
+		s.MaxOutputTokens = o.MaxOutputTokens
+	}
+	if o.StopSequences != nil {
+		s.StopSequences = o.StopSequences
+	}
+	return s
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description,omitempty"`
+	InputSchema *jsonschema.Schema `json:"input_schema,omitempty"`
+}
+
+// ToolChoice says whether and which tool the model must call. The zero value
+// leaves the choice to the provider's default (normally auto).
+type ToolChoice struct {
+	Mode ToolChoiceMode `json:"mode,omitempty"`
+	Name string         `json:"name,omitempty"` // with ToolChoiceTool
+}
+
+// ToolChoiceMode is the kind of ToolChoice.
+type ToolChoiceMode string
+
+// Tool choice modes.
+const (
+	ToolChoiceAuto     ToolChoiceMode = "auto"
+	ToolChoiceNone     ToolChoiceMode = "none"
+	ToolChoiceRequired ToolChoiceMode = "required" // any tool
+	ToolChoiceTool     ToolChoiceMode = "tool"     // the tool named in Name
+)
+
+// OutputSchema asks for a final answer that is JSON matching Schema.
+type OutputSchema struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description,omitempty"`
+	Schema      *jsonschema.Schema `json:"schema"`
+	Strict      bool               `json:"strict,omitempty"`
+}
+
+// ModelResponse is one complete answer from a model.
+type ModelResponse struct {
+	Message      Message      `json:"message"`
+	Usage        Usage        `json:"usage"`
+	FinishReason FinishReason `json:"finish_reason"`
+	ID           string       `json:"id,omitempty"`    // provider response ID
+	Model        string       `json:"model,omitempty"` // model name the provider reported
+}
+
+// FinishReason is why the model stopped, normalised across providers.
+type FinishReason string
+
+// Finish reasons. Adapters map their provider's values onto this set and
+// use FinishOther for anything else.
+const (
+	FinishStop          FinishReason = "stop"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishLength        FinishReason = "length"
+	FinishContentFilter FinishReason = "content_filter"
+	FinishRefusal       FinishReason = "refusal"
+	FinishPause         FinishReason = "pause" // provider paused a long turn (Anthropic pause_turn)
+	FinishOther         FinishReason = "other"
+)
+
+// Usage counts tokens. ReasoningTokens are included in OutputTokens and
+// CachedInputTokens in InputTokens, as the providers report them.
+type Usage struct {
+	InputTokens       int `json:"input_tokens"`
+	OutputTokens      int `json:"output_tokens"`
+	TotalTokens       int `json:"total_tokens"`
+	ReasoningTokens   int `json:"reasoning_tokens,omitempty"`
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int `json:"cache_write_tokens,omitempty"`
+	Requests          int `json:"requests,omitempty"` // model calls counted in this Usage
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + o.InputTokens,
+		OutputTokens:      u.OutputTokens + o.OutputTokens,
+		TotalTokens:       u.TotalTokens + o.TotalTokens,
+		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
+		Requests:          u.Requests + o.Requests,
+	}
+}
+
+// StreamEventKind tells which fields of a StreamEvent are set.
+type StreamEventKind uint8
+
+// Stream event kinds.
+const (
+	StreamTextDelta      StreamEventKind = iota + 1 // Delta is text
+	StreamReasoningDelta                            // Delta is reasoning text
+	StreamToolCallDelta                             // Index, and ID/Name when first seen; Delta is an arguments fragment
+	StreamDone                                      // Response is the assembled response
+)
+
+// StreamEvent is one event of a model stream. It is a small value, not an
+// interface, so forwarding deltas does not allocate.
+type StreamEvent struct {
+	Kind  StreamEventKind
+	Delta string
+	// Tool-call deltas: Index identifies the call within the response; ID and
+	// Name are set on (at least) the first delta of a call.
+	Index    int
+	ID, Name string
+	// Response is set on StreamDone.
+	Response *ModelResponse
+}
+
+// StreamFromGenerate adapts a Generate function to a Stream: it yields the
+// response's text, reasoning and tool calls as single deltas, then StreamDone.
+func StreamFromGenerate(ctx context.Context, req *ModelRequest, generate func(context.Context, *ModelRequest) (*ModelResponse, error)) iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		resp, err := generate(ctx, req)
+		if err != nil {
+			yield(StreamEvent{}, err)
+			return
+		}
+		idx := 0
+		for _, p := range resp.Message.Parts {
+			var ev StreamEvent
+			switch p := p.(type) {
+			case TextPart:
+				ev = StreamEvent{Kind: StreamTextDelta, Delta: p.Text}
+			case ReasoningPart:
+				if p.Text == "" {
+					continue
+				}
+				ev = StreamEvent{Kind: StreamReasoningDelta, Delta: p.Text}
+			case ToolCallPart:
+				ev = StreamEvent{Kind: StreamToolCallDelta, Index: idx, ID: p.ID, Name: p.Name, Delta: string(p.Arguments)}
+				idx++
+			default:
+				continue
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		yield(StreamEvent{Kind: StreamDone, Response: resp}, nil)
+	}
+}
+
+// GenerateFromStream drains a stream and returns its final response.
+func GenerateFromStream(seq iter.Seq2[StreamEvent, error]) (*ModelResponse, error) {
+	for ev, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		if ev.Kind == StreamDone {
+			return ev.Response, nil
+		}
+	}
+	return nil, &ProviderError{Message: "stream ended without a final response", Err: ErrStreamIncomplete}
+}

@@ -1,0 +1,133 @@
+package openai
+
+import (
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/runlet/runlet/internal/httpc"
+)
+
+// DefaultBaseURL is OpenAI's API root.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config is the connection-level configuration shared by the Chat
+// Completions and Responses adapters. Everything request-level (temperature,
+// reasoning effort, ...) goes in runlet.ModelRequest instead.
+type Config struct {
+	// APIKey is sent as a bearer token. Empty means $OPENAI_API_KEY (or the
+	// preset's variable); a server that needs no key (Ollama, a local vLLM)
+	// gets no Authorization header.
+	APIKey string
+	// BaseURL is the API root, such as "http://localhost:11434/v1". Empty
+	// means $OPENAI_BASE_URL, else DefaultBaseURL.
+	BaseURL string
+	// Model is the model name sent with every request, such as "gpt-4o-mini".
+	// A request option "model" overrides it per request.
+	Model string
+	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
+	// come from the context, so it needs no Timeout.
+	HTTPClient *http.Client
+	// Headers are added to every request.
+	Headers http.Header
+	// Organization and Project set OpenAI-Organization and OpenAI-Project.
+	Organization, Project string
+	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx,
+	// connection errors). Zero means 2; negative means none.
+	MaxRetries int
+	// Name labels errors and continuation state, such as "deepseek".
+	// Empty means "openai". Presets set it.
+	Name string
+	// keyEnv is the preset's API key variable.
+	keyEnv string
+}
+
+// Preset describes an OpenAI-compatible server.
+type Preset struct {
+	Name      string // short name, such as "ollama"
+	BaseURL   string // default base URL
+	APIKeyEnv string // environment variable holding the key ("" if none is needed)
+	// SendReasoning reports whether the server wants earlier reasoning
+	// (reasoning_content) sent back in assistant messages.
+	SendReasoning bool
+}
+
+// Presets for common OpenAI-compatible servers. Each base URL can still be
+// overridden with Config.BaseURL or $OPENAI_BASE_URL.
+var (
+	OpenAI     = Preset{Name: "openai", BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY"}
+	Ollama     = Preset{Name: "ollama", BaseURL: "http://localhost:11434/v1", APIKeyEnv: "OLLAMA_API_KEY"}
+	VLLM       = Preset{Name: "vllm", BaseURL: "http://localhost:8000/v1", APIKeyEnv: "VLLM_API_KEY"}
+	LlamaCpp   = Preset{Name: "llamacpp", BaseURL: "http://localhost:8080/v1", APIKeyEnv: "LLAMA_API_KEY"}
+	DeepSeek   = Preset{Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY", SendReasoning: true}
+	DashScope  = Preset{Name: "dashscope", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", APIKeyEnv: "DASHSCOPE_API_KEY"}
+	OpenRouter = Preset{Name: "openrouter", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"}
+)
+
+// Presets lists the presets by name.
+var Presets = map[string]Preset{
+	"openai": OpenAI, "ollama": Ollama, "vllm": VLLM, "llamacpp": LlamaCpp,
+	"deepseek": DeepSeek, "dashscope": DashScope, "qwen": DashScope, "openrouter": OpenRouter,
+}
+
+// Config returns a Config for the preset and model. The key comes from the
+// preset's variable unless set later; the base URL is the preset's.
+func (p Preset) Config(model string) Config {
+	return Config{BaseURL: p.BaseURL, Model: model, Name: p.Name, keyEnv: p.APIKeyEnv}
+}
+
+// resolved is a Config with defaults applied.
+type resolved struct {
+	name    string
+	baseURL string
+	model   string
+	client  *httpc.Client
+}
+
+func (c Config) resolve() resolved {
+	name := c.Name
+	if name == "" {
+		name = "openai"
+	}
+	key := c.APIKey
+	if key == "" {
+		env := c.keyEnv
+		if env == "" {
+			env = "OPENAI_API_KEY"
+		}
+		key = os.Getenv(env)
+	}
+	base := c.BaseURL
+	if base == "" {
+		base = os.Getenv("OPENAI_BASE_URL")
+	}
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	h := make(http.Header, len(c.Headers)+4)
+	for k, v := range c.Headers {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	if c.Organization != "" {
+		h.Set("OpenAI-Organization", c.Organization)
+	}
+	if c.Project != "" {
+		h.Set("OpenAI-Project", c.Project)
+	}
+	retries := c.MaxRetries
+	switch {
+	case retries == 0:
+		retries = httpc.DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	return resolved{
+		name:    name,
+		baseURL: strings.TrimRight(base, "/"),
+		model:   c.Model,
+		client:  &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
+	}
+}

@@ -1,0 +1,226 @@
+package runlet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// SessionStore keeps conversation history per session.
+type SessionStore interface {
+	// LoadSession returns the session's messages in order. An unknown
+	// session is empty, not an error.
+	LoadSession(ctx context.Context, sessionID string) ([]Message, error)
+	// AppendSession appends msgs atomically, all or nothing, provided the
+	// session holds exactly `after` messages; otherwise it appends nothing
+	// and returns an error wrapping ErrConflict. This optimistic check is
+	// what keeps two writers from interleaving half turns.
+	AppendSession(ctx context.Context, sessionID string, after int, msgs []Message) error
+}
+
+// StateStore keeps key-value state scoped to a session. Tools and hooks reach
+// it through State(ctx).
+type StateStore interface {
+	// GetState returns the value, or an error wrapping ErrNotFound.
+	GetState(ctx context.Context, sessionID, key string) ([]byte, error)
+	SetState(ctx context.Context, sessionID, key string, value []byte) error
+	DeleteState(ctx context.Context, sessionID, key string) error
+}
+
+// CheckpointStore keeps the checkpoints of interrupted runs.
+type CheckpointStore interface {
+	SaveCheckpoint(ctx context.Context, cp *Checkpoint) error
+	// LoadCheckpoint returns the checkpoint, or an error wrapping ErrNotFound.
+	LoadCheckpoint(ctx context.Context, runID string) (*Checkpoint, error)
+	// ClaimCheckpoint loads and deletes the checkpoint in one atomic step, so
+	// exactly one of several concurrent resumes gets it; the others get an
+	// error wrapping ErrNotFound.
+	ClaimCheckpoint(ctx context.Context, runID string) (*Checkpoint, error)
+	DeleteCheckpoint(ctx context.Context, runID string) error
+}
+
+// Store is a SessionStore, StateStore and CheckpointStore in one, like
+// MemoryStore and the stores in store/.
+type Store interface {
+	SessionStore
+	StateStore
+	CheckpointStore
+}
+
+// Checkpoint is the saved state of an interrupted run: enough to resume it
+// in another process. It round-trips through JSON.
+type Checkpoint struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	Turn      int    `json:"turn"`
+	// History holds the messages before this run when they did not come from
+	// the session store (explicit history); with a session it is empty and
+	// HistoryLen records how many session messages the run started after.
+	History    []Message `json:"history,omitempty"`
+	HistoryLen int       `json:"history_len"`
+	// Messages are what the run added, ending with the assistant message
+	// whose tool calls wait for a decision.
+	Messages []Message `json:"messages"`
+	// Results are the finished results of that turn's calls that needed no
+	// decision; Pending are the calls waiting for one.
+	Results   []ToolResultPart `json:"results,omitempty"`
+	Pending   []ToolCallPart   `json:"pending"`
+	Usage     Usage            `json:"usage"`
+	Options   map[string]any   `json:"options,omitempty"`
+	CreatedAt time.Time        `json:"created_at"`
+}
+
+// MemoryStore is an in-memory Store, safe for concurrent use. Values are
+// copied in and out, so callers cannot change stored state by accident.
+type MemoryStore struct {
+	mu          sync.Mutex
+	sessions    map[string][]Message
+	state       map[string]map[string][]byte
+	checkpoints map[string][]byte // JSON, so a checkpoint is deep-copied
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{
+		sessions:    map[string][]Message{},
+		state:       map[string]map[string][]byte{},
+		checkpoints: map[string][]byte{},
+	}
+}
+
+// LoadSession implements SessionStore.
+func (s *MemoryStore) LoadSession(ctx context.Context, sessionID string) ([]Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.sessions[sessionID]), nil
+}
+
+// AppendSession implements SessionStore.
+func (s *MemoryStore) AppendSession(ctx context.Context, sessionID string, after int, msgs []Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.sessions[sessionID]
+	if len(cur) != after {
+		return &conflictError{sessionID: sessionID, want: after, have: len(cur)}
+	}
+	s.sessions[sessionID] = append(cur[:len(cur):len(cur)], msgs...)
+	return nil
+}
+
+// GetState implements StateStore.
+func (s *MemoryStore) GetState(ctx context.Context, sessionID, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.state[sessionID][key]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return slices.Clone(v), nil
+}
+
+// SetState implements StateStore.
+func (s *MemoryStore) SetState(ctx context.Context, sessionID, key string, value []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.state[sessionID]
+	if m == nil {
+		m = map[string][]byte{}
+		s.state[sessionID] = m
+	}
+	m[key] = slices.Clone(value)
+	return nil
+}
+
+// DeleteState implements StateStore.
+func (s *MemoryStore) DeleteState(ctx context.Context, sessionID, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.state[sessionID], key)
+	return nil
+}
+
+// SaveCheckpoint implements CheckpointStore.
+func (s *MemoryStore) SaveCheckpoint(ctx context.Context, cp *Checkpoint) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checkpoints[cp.RunID] = data
+	return nil
+}
+
+// LoadCheckpoint implements CheckpointStore.
+func (s *MemoryStore) LoadCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
+	return s.loadCheckpoint(ctx, runID, false)
+}
+
+// ClaimCheckpoint implements CheckpointStore.
+func (s *MemoryStore) ClaimCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
+	return s.loadCheckpoint(ctx, runID, true)
+}
+
+func (s *MemoryStore) loadCheckpoint(ctx context.Context, runID string, claim bool) (*Checkpoint, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	data, ok := s.checkpoints[runID]
+	if ok && claim {
+		delete(s.checkpoints, runID)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return nil, ErrNotFound
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}
+
+// DeleteCheckpoint implements CheckpointStore.
+func (s *MemoryStore) DeleteCheckpoint(ctx context.Context, runID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.checkpoints, runID)
+	return nil
+}
+
+type conflictError struct {
+	sessionID  string
+	want, have int
+}
+
+func (e *conflictError) Error() string {
+	return fmt.Sprintf("runlet: session %q changed concurrently (expected %d messages, found %d)", e.sessionID, e.want, e.have)
+}
+
+func (e *conflictError) Unwrap() error { return ErrConflict }
