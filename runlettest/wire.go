@@ -1,0 +1,169 @@
+package runlettest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// WireRequest is one HTTP request a fake wire server received.
+type WireRequest struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the request body into a generic map (nil if it is not a JSON object).
+func (r WireRequest) JSON() map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(r.Body, &m)
+	return m
+}
+
+// Fault is a failure a fake wire server injects into one response.
+type Fault struct {
+	// Status, when non-zero, answers with this HTTP status, Header and Body
+	// instead of the scripted response.
+	Status int
+	Header http.Header
+	Body   string
+	// Reset closes the connection abruptly after AfterEvents stream events
+	// (for a non-streaming response: before any body byte).
+	Reset bool
+	// Truncate ends the stream cleanly after AfterEvents events, without
+	// the protocol's terminal event.
+	Truncate    bool
+	AfterEvents int
+}
+
+// wire is the part every fake wire server shares: request recording and a
+// queue of faults, consumed one per request.
+type wire struct {
+	mu       sync.Mutex
+	requests []WireRequest
+	faults   []Fault
+}
+
+// Requests returns a copy of the requests received so far.
+func (w *wire) Requests() []WireRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]WireRequest(nil), w.requests...)
+}
+
+// InjectFault queues faults; each applies to one subsequent request, in order.
+func (w *wire) InjectFault(f ...Fault) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.faults = append(w.faults, f...)
+}
+
+// record stores the request and returns the fault for it, if any.
+func (w *wire) record(r *http.Request) (WireRequest, *Fault) {
+	body, _ := io.ReadAll(r.Body)
+	req := WireRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.requests = append(w.requests, req)
+	if len(w.faults) == 0 {
+		return req, nil
+	}
+	f := w.faults[0]
+	w.faults = w.faults[1:]
+	return req, &f
+}
+
+// writeStatusFault answers with the fault's status; it reports whether it did.
+func writeStatusFault(rw http.ResponseWriter, f *Fault) bool {
+	if f == nil || f.Status == 0 {
+		return false
+	}
+	for k, v := range f.Header {
+		rw.Header()[k] = v
+	}
+	rw.WriteHeader(f.Status)
+	_, _ = io.WriteString(rw, f.Body)
+	return true
+}
+
+// resetConn closes the underlying connection without a proper HTTP ending.
+func resetConn(rw http.ResponseWriter) {
+	if f, ok := rw.(http.Flusher); ok {
+		f.Flush()
+	}
+	if hj, ok := rw.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// sseWriter writes server-sent events, flushing after each one.
+type sseWriter struct {
+	rw      http.ResponseWriter
+	fl      http.Flusher
+	events  int
+	fault   *Fault
+	stopped bool
+}
+
+func newSSEWriter(rw http.ResponseWriter, f *Fault) *sseWriter {
+	rw.Header().Set("Content-Type", "text/event-stream")
+	rw.Header().Set("Cache-Control", "no-cache")
+	rw.WriteHeader(http.StatusOK)
+	fl, _ := rw.(http.Flusher)
+	return &sseWriter{rw: rw, fl: fl, fault: f}
+}
+
+// event writes one event ("event:" line only when name is non-empty). After
+// the fault's AfterEvents events it resets or truncates and reports false;
+// callers stop writing then.
+func (s *sseWriter) event(name string, data []byte) bool {
+	if s.stopped {
+		return false
+	}
+	if s.fault != nil && (s.fault.Reset || s.fault.Truncate) && s.events >= s.fault.AfterEvents {
+		s.stopped = true
+		if s.fault.Reset {
+			resetConn(s.rw)
+		}
+		return false
+	}
+	buf := make([]byte, 0, len(data)+len(name)+16)
+	if name != "" {
+		buf = append(buf, "event: "...)
+		buf = append(buf, name...)
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "data: "...)
+	buf = append(buf, data...)
+	buf = append(buf, "\n\n"...)
+	_, _ = s.rw.Write(buf)
+	if s.fl != nil {
+		s.fl.Flush()
+	}
+	s.events++
+	return true
+}
+
+// chunks splits s into pieces of at most n runes (n <= 0: one piece).
+func chunks(s string, n int) []string {
+	if n <= 0 || s == "" {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	var out []string
+	r := []rune(s)
+	for len(r) > 0 {
+		k := min(n, len(r))
+		out = append(out, string(r[:k]))
+		r = r[k:]
+	}
+	return out
+}
