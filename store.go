@@ -99,7 +99,7 @@ func (s *MemoryStore) LoadSession(ctx context.Context, sessionID string) ([]Mess
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.sessions[sessionID]), nil
+	return cloneMessages(s.sessions[sessionID]), nil
 }
 
 // AppendSession implements SessionStore.
@@ -113,8 +113,34 @@ func (s *MemoryStore) AppendSession(ctx context.Context, sessionID string, after
 	if len(cur) != after {
 		return &conflictError{sessionID: sessionID, want: after, have: len(cur)}
 	}
-	s.sessions[sessionID] = append(cur[:len(cur):len(cur)], msgs...)
+	s.sessions[sessionID] = append(cur[:len(cur):len(cur)], cloneMessages(msgs)...)
 	return nil
+}
+
+// cloneMessages deep-copies msgs: the part lists and the byte slices inside
+// parts, which a caller could otherwise change under the store.
+func cloneMessages(msgs []Message) []Message {
+	if msgs == nil {
+		return nil
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{Role: m.Role, Parts: slices.Clone(m.Parts)}
+		for j, p := range out[i].Parts {
+			switch p := p.(type) {
+			case ToolCallPart:
+				p.Arguments = slices.Clone(p.Arguments)
+				out[i].Parts[j] = p
+			case ImagePart:
+				p.Data = slices.Clone(p.Data)
+				out[i].Parts[j] = p
+			case FilePart:
+				p.Data = slices.Clone(p.Data)
+				out[i].Parts[j] = p
+			}
+		}
+	}
+	return out
 }
 
 // GetState implements StateStore.
