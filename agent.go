@@ -1,0 +1,55 @@
+package runlet
+
+// Agent is plain data: what to say to which model, with which tools. An
+// Agent literal is enough; it is safe to share between goroutines and runs
+// as long as nobody modifies it while runs use it.
+type Agent struct {
+	// Name labels events and logs.
+	Name string
+	// Instructions is the system prompt.
+	Instructions string
+	// Model answers; required.
+	Model Model
+	// Tools the model may call.
+	Tools []Tool
+	// Settings and Options are the default request settings and
+	// provider-specific options; run options override them key by key.
+	Settings Settings
+	Options  map[string]any
+	// ToolChoice and OutputSchema go into every request of the agent's runs.
+	ToolChoice   ToolChoice
+	OutputSchema *OutputSchema
+	// MaxTurns bounds model calls per run; zero means the runtime's limit.
+	MaxTurns int
+}
+
+// Status is how a run ended.
+type Status string
+
+// Run statuses.
+const (
+	StatusCompleted   Status = "completed"
+	StatusInterrupted Status = "interrupted"
+	StatusFailed      Status = "failed"
+)
+
+// Result is the outcome of a run. On failure Run returns the error and a
+// non-nil partial Result.
+type Result struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id,omitempty"`
+	Status    Status `json:"status"`
+	// Output is the final answer's text; Reasoning its reasoning text.
+	Output    string `json:"output"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// Messages are what this run added: the input, then every assistant
+	// message and tool result, in order.
+	Messages []Message `json:"messages"`
+	// Usage is summed over the run's model calls.
+	Usage Usage `json:"usage"`
+	// Turns counts model calls.
+	Turns int `json:"turns"`
+	// Pending lists the calls waiting for a decision when Status is
+	// StatusInterrupted.
+	Pending []ToolCallPart `json:"pending,omitempty"`
+}

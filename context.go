@@ -1,0 +1,102 @@
+package runlet
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNoSession is returned by the state functions outside a run with a
+// session (see WithSession).
+var ErrNoSession = errors.New("runlet: no session")
+
+type runInfoKey struct{}
+
+// RunInfo describes the run a context belongs to. Tools, hooks and
+// preparers get it with RunInfoFrom.
+type RunInfo struct {
+	RunID     string
+	SessionID string
+	Agent     string
+	// Turn is the current model call number, from 1.
+	Turn int
+	// PrevInputTokens is the input token count the provider reported for
+	// the previous model call of the run (0 before the first), and
+	// PrevMessages the number of history messages the previous request was
+	// built from, of which the first PrevKeptFrom were dropped by
+	// preparers. Token-budget preparers anchor their estimate on these.
+	PrevInputTokens, PrevMessages, PrevKeptFrom int
+
+	state StateStore
+	notes *prepNotes
+}
+
+// RunInfoFrom returns the run information carried by ctx.
+func RunInfoFrom(ctx context.Context) (RunInfo, bool) {
+	ri, ok := ctx.Value(runInfoKey{}).(*RunInfo)
+	if !ok {
+		return RunInfo{}, false
+	}
+	return *ri, true
+}
+
+func runInfo(ctx context.Context) *RunInfo {
+	ri, _ := ctx.Value(runInfoKey{}).(*RunInfo)
+	return ri
+}
+
+func sessionState(ctx context.Context) (*RunInfo, error) {
+	ri := runInfo(ctx)
+	if ri == nil || ri.SessionID == "" || ri.state == nil {
+		return nil, ErrNoSession
+	}
+	return ri, nil
+}
+
+// GetState reads a value from the current session's key-value state. A
+// missing key is an error wrapping ErrNotFound.
+func GetState(ctx context.Context, key string) ([]byte, error) {
+	ri, err := sessionState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ri.state.GetState(ctx, ri.SessionID, key)
+}
+
+// SetState writes a value to the current session's key-value state.
+func SetState(ctx context.Context, key string, value []byte) error {
+	ri, err := sessionState(ctx)
+	if err != nil {
+		return err
+	}
+	return ri.state.SetState(ctx, ri.SessionID, key, value)
+}
+
+// DeleteState removes a key from the current session's key-value state.
+func DeleteState(ctx context.Context, key string) error {
+	ri, err := sessionState(ctx)
+	if err != nil {
+		return err
+	}
+	return ri.state.DeleteState(ctx, ri.SessionID, key)
+}
+
+// prepNotes collects what preparers report for the context.prepared event.
+type prepNotes struct {
+	notes  []string
+	tokens int
+}
+
+// NotePrepared lets a Preparer say what it changed (and, if tokens > 0, its
+// token estimate); the notes appear in the context.prepared event.
+func NotePrepared(ctx context.Context, note string, tokens int) {
+	ri := runInfo(ctx)
+	if ri == nil || ri.notes == nil {
+		return
+	}
+	if note != "" {
+		ri.notes.notes = append(ri.notes.notes, note)
+	}
+	if tokens > 0 {
+		ri.notes.tokens = tokens
+	}
+}

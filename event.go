@@ -1,0 +1,235 @@
+package runlet
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Event is something the runtime did. The set is sealed; switch on the
+// concrete types (*TextDelta, *ToolFinished, *RunFinished, ...). Every event
+// marshals to JSON with a stable "type" name, such as "text.delta".
+type Event interface {
+	// Type returns the stable JSON type name.
+	Type() string
+	// Header returns the fields every event has.
+	Header() EventHeader
+	isEvent()
+}
+
+// EventHeader is embedded in every event.
+type EventHeader struct {
+	RunID string    `json:"run_id"`
+	Seq   int64     `json:"seq"` // 1, 2, 3, ... within a run, in delivery order
+	Time  time.Time `json:"time"`
+	Agent string    `json:"agent,omitempty"`
+	Turn  int       `json:"turn"` // model call number, from 1; 0 before the first
+}
+
+// Header returns h; it makes every event satisfy Event.Header.
+func (h EventHeader) Header() EventHeader { return h }
+
+func (EventHeader) isEvent() {}
+
+// State is a state of the run's state machine.
+type State string
+
+// The run states. A run goes Idle → Thinking (model call) → Acting (tools)
+// → Observing (results appended) → Thinking … and ends in Finished,
+// Interrupted or Failed.
+const (
+	StateIdle        State = "idle"
+	StateThinking    State = "thinking"
+	StateActing      State = "acting"
+	StateObserving   State = "observing"
+	StateFinished    State = "finished"
+	StateInterrupted State = "interrupted"
+	StateFailed      State = "failed"
+)
+
+// RunStarted is the first event of a run.
+type RunStarted struct {
+	EventHeader
+	SessionID string    `json:"session_id,omitempty"`
+	Input     []Message `json:"input"`
+}
+
+// RunResumed is the first event of a resumed run.
+type RunResumed struct {
+	EventHeader
+	SessionID string     `json:"session_id,omitempty"`
+	Decisions []Decision `json:"decisions"`
+}
+
+// StateChanged marks a transition of the state machine.
+type StateChanged struct {
+	EventHeader
+	From State `json:"from"`
+	To   State `json:"to"`
+}
+
+// ContextPrepared reports what the preparers did to the request.
+type ContextPrepared struct {
+	EventHeader
+	Changed         bool     `json:"changed"`
+	MessagesBefore  int      `json:"messages_before"`
+	MessagesAfter   int      `json:"messages_after"`
+	EstimatedTokens int      `json:"estimated_tokens,omitempty"`
+	Notes           []string `json:"notes,omitempty"` // one line per change, such as "dropped 2 oldest turns"
+}
+
+// ModelStarted carries the request exactly as it goes to the model, after
+// preparers and hooks.
+type ModelStarted struct {
+	EventHeader
+	Request *ModelRequest `json:"request"`
+}
+
+// TextDelta is a fragment of the model's answer text.
+type TextDelta struct {
+	EventHeader
+	Delta string `json:"delta"`
+}
+
+// ReasoningDelta is a fragment of the model's reasoning.
+type ReasoningDelta struct {
+	EventHeader
+	Delta string `json:"delta"`
+}
+
+// ToolCallDelta is a fragment of a tool call as the model streams it.
+type ToolCallDelta struct {
+	EventHeader
+	Index int    `json:"index"`
+	ID    string `json:"id,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Delta string `json:"delta,omitempty"`
+}
+
+// ModelFinished carries the model's complete response.
+type ModelFinished struct {
+	EventHeader
+	Response *ModelResponse `json:"response"`
+	Duration time.Duration  `json:"duration_ns"`
+}
+
+// ToolStarted says a tool call is about to run.
+type ToolStarted struct {
+	EventHeader
+	Call ToolCallPart `json:"call"`
+}
+
+// ToolFinished carries a tool call's result. ErrorKind is set when the
+// result is an error (unknown tool, invalid arguments, panic, ...).
+type ToolFinished struct {
+	EventHeader
+	Call      ToolCallPart   `json:"call"`
+	Result    ToolResultPart `json:"result"`
+	ErrorKind ToolErrorKind  `json:"error_kind,omitempty"`
+	Duration  time.Duration  `json:"duration_ns"`
+}
+
+// RunInterrupted ends a run that waits for human decisions on Pending.
+type RunInterrupted struct {
+	EventHeader
+	Pending []ToolCallPart `json:"pending"`
+	Result  *Result        `json:"result"`
+}
+
+// RunFinished ends a completed run.
+type RunFinished struct {
+	EventHeader
+	Result *Result `json:"result"`
+}
+
+// RunFailed ends a failed run. Policy names the policy that stopped it
+// ("max_turns", "usage_limit:total_tokens", "hook:BeforeModelCall", ...),
+// empty for other failures.
+type RunFailed struct {
+	EventHeader
+	Error  string  `json:"error"`
+	Policy string  `json:"policy,omitempty"`
+	Result *Result `json:"result"`
+}
+
+func (*RunStarted) Type() string      { return "run.started" }
+func (*RunResumed) Type() string      { return "run.resumed" }
+func (*StateChanged) Type() string    { return "state.changed" }
+func (*ContextPrepared) Type() string { return "context.prepared" }
+func (*ModelStarted) Type() string    { return "model.started" }
+func (*TextDelta) Type() string       { return "text.delta" }
+func (*ReasoningDelta) Type() string  { return "reasoning.delta" }
+func (*ToolCallDelta) Type() string   { return "tool_call.delta" }
+func (*ModelFinished) Type() string   { return "model.finished" }
+func (*ToolStarted) Type() string     { return "tool.started" }
+func (*ToolFinished) Type() string    { return "tool.finished" }
+func (*RunInterrupted) Type() string  { return "run.interrupted" }
+func (*RunFinished) Type() string     { return "run.finished" }
+func (*RunFailed) Type() string       { return "run.failed" }
+
+// MarshalJSON implementations add the "type" discriminator.
+
+func (e *RunStarted) MarshalJSON() ([]byte, error)      { type a RunStarted; return tagged(e.Type(), (*a)(e)) }
+func (e *RunResumed) MarshalJSON() ([]byte, error)      { type a RunResumed; return tagged(e.Type(), (*a)(e)) }
+func (e *StateChanged) MarshalJSON() ([]byte, error)    { type a StateChanged; return tagged(e.Type(), (*a)(e)) }
+func (e *ContextPrepared) MarshalJSON() ([]byte, error) { type a ContextPrepared; return tagged(e.Type(), (*a)(e)) }
+func (e *ModelStarted) MarshalJSON() ([]byte, error)    { type a ModelStarted; return tagged(e.Type(), (*a)(e)) }
+func (e *TextDelta) MarshalJSON() ([]byte, error)       { type a TextDelta; return tagged(e.Type(), (*a)(e)) }
+func (e *ReasoningDelta) MarshalJSON() ([]byte, error)  { type a ReasoningDelta; return tagged(e.Type(), (*a)(e)) }
+func (e *ToolCallDelta) MarshalJSON() ([]byte, error)   { type a ToolCallDelta; return tagged(e.Type(), (*a)(e)) }
+func (e *ModelFinished) MarshalJSON() ([]byte, error)   { type a ModelFinished; return tagged(e.Type(), (*a)(e)) }
+func (e *ToolStarted) MarshalJSON() ([]byte, error)     { type a ToolStarted; return tagged(e.Type(), (*a)(e)) }
+func (e *ToolFinished) MarshalJSON() ([]byte, error)    { type a ToolFinished; return tagged(e.Type(), (*a)(e)) }
+func (e *RunInterrupted) MarshalJSON() ([]byte, error)  { type a RunInterrupted; return tagged(e.Type(), (*a)(e)) }
+func (e *RunFinished) MarshalJSON() ([]byte, error)     { type a RunFinished; return tagged(e.Type(), (*a)(e)) }
+func (e *RunFailed) MarshalJSON() ([]byte, error)       { type a RunFailed; return tagged(e.Type(), (*a)(e)) }
+
+// UnmarshalEvent decodes an event written by json.Marshal (a JSONL line).
+func UnmarshalEvent(data []byte) (Event, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	var ev Event
+	switch head.Type {
+	case "run.started":
+		ev = new(RunStarted)
+	case "run.resumed":
+		ev = new(RunResumed)
+	case "state.changed":
+		ev = new(StateChanged)
+	case "context.prepared":
+		ev = new(ContextPrepared)
+	case "model.started":
+		ev = new(ModelStarted)
+	case "text.delta":
+		ev = new(TextDelta)
+	case "reasoning.delta":
+		ev = new(ReasoningDelta)
+	case "tool_call.delta":
+		ev = new(ToolCallDelta)
+	case "model.finished":
+		ev = new(ModelFinished)
+	case "tool.started":
+		ev = new(ToolStarted)
+	case "tool.finished":
+		ev = new(ToolFinished)
+	case "run.interrupted":
+		ev = new(RunInterrupted)
+	case "run.finished":
+		ev = new(RunFinished)
+	case "run.failed":
+		ev = new(RunFailed)
+	default:
+		return nil, fmt.Errorf("runlet: unknown event type %q", head.Type)
+	}
+	// Decode through a type without the MarshalJSON/UnmarshalJSON methods is
+	// unnecessary: events only define MarshalJSON, and the extra "type" key
+	// is ignored by encoding/json.
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}

@@ -1,0 +1,29 @@
+package runlet
+
+import "context"
+
+// Hooks change what a run does, like net/http/httptrace.ClientTrace: a struct
+// of optional funcs, nil ones skipped. Several Hooks compose in the order
+// they were given to WithHooks. Hooks run on the run's goroutine, one at a
+// time, never concurrently with each other within a run.
+//
+// Observers, by contrast, only watch (see Observer).
+type Hooks struct {
+	// BeforeModelCall may edit the request after the preparers ran. An
+	// error fails the run (policy "hook:BeforeModelCall").
+	BeforeModelCall func(ctx context.Context, req *ModelRequest) error
+	// AfterModelCall may edit the response before the run acts on it. An
+	// error fails the run (policy "hook:AfterModelCall").
+	AfterModelCall func(ctx context.Context, req *ModelRequest, resp *ModelResponse) error
+	// BeforeToolCall runs before each tool call. It may:
+	//   - edit call.Arguments (later hooks and the tool see the edit);
+	//   - short-circuit: return a non-nil result, used instead of running the tool;
+	//   - deny: return Deny(reason); the model sees an is-error result;
+	//   - interrupt: return ErrApprovalRequired; the run stops as interrupted
+	//     until Runtime.Resume decides on the call.
+	// Any other error fails the run (policy "hook:BeforeToolCall").
+	BeforeToolCall func(ctx context.Context, call *ToolCallPart) (*ToolResultPart, error)
+	// AfterToolCall may edit the result before the model sees it. An error
+	// fails the run (policy "hook:AfterToolCall").
+	AfterToolCall func(ctx context.Context, call ToolCallPart, result *ToolResultPart) error
+}

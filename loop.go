@@ -1,0 +1,631 @@
+package runlet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// run is one execution of the state machine. Run, Stream, Resume and
+// ResumeStream all drive the same run.start; they differ only in whether
+// events are yielded to a caller and whether the model is streamed.
+type run struct {
+	rt     *Runtime
+	agent  *Agent
+	ctx    context.Context
+	cancel context.CancelFunc
+	info   *RunInfo
+
+	yield   func(Event, error) bool // nil for Run/Resume
+	stopped bool                    // the Stream consumer stopped ranging
+
+	input   string
+	cfg     runConfig
+	resume  *Checkpoint
+	decided  []Decision
+	approved map[string]bool // calls a human approved on resume
+
+	seq   int64
+	state State
+	tools map[string]Tool
+	specs []ToolSpec
+
+	history    []Message // before this run
+	sessionLen int       // session messages the run started after
+	added      []Message // this run's messages
+	committed  int       // how many of added are in the session store
+	usage      Usage
+	toolCalls  int
+	maxTurns   int
+	limits     UsageLimits
+	options    map[string]any
+	settings   Settings
+
+	result *Result
+	err    error
+}
+
+func (rt *Runtime) newRun(ctx context.Context, agent *Agent, input string, opts []RunOption, yield func(Event, error) bool) *run {
+	r := &run{rt: rt, agent: agent, ctx: ctx, yield: yield, input: input}
+	for _, o := range opts {
+		o(&r.cfg)
+	}
+	return r
+}
+
+func (rt *Runtime) resumeRun(ctx context.Context, agent *Agent, runID string, decisions []Decision, yield func(Event, error) bool) *run {
+	r := &run{rt: rt, agent: agent, ctx: ctx, yield: yield, decided: decisions}
+	r.cfg.runID = runID
+	r.resume = &Checkpoint{RunID: runID} // loaded in start
+	return r
+}
+
+// start runs the state machine to a terminal event.
+func (r *run) start() {
+	if r.cfg.runID == "" {
+		r.cfg.runID = newRunID()
+	}
+	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StatusFailed}
+	r.state = StateIdle
+	if r.agent == nil || r.agent.Model == nil {
+		r.fail(ErrNoModel, "")
+		return
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	r.cancel = cancel
+	r.info = &RunInfo{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Agent: r.agent.Name, state: r.rt.state}
+	r.ctx = context.WithValue(ctx, runInfoKey{}, r.info)
+	r.setup()
+
+	var calls []ToolCallPart
+	var results []ToolResultPart
+	if r.resume != nil {
+		var ok bool
+		if calls, results, ok = r.startResume(); !ok {
+			return
+		}
+	} else if !r.startFresh() {
+		return
+	}
+	for {
+		if calls != nil {
+			if !r.act(calls, results) {
+				return
+			}
+			calls, results = nil, nil
+		}
+		resp, ok := r.think()
+		if !ok {
+			return
+		}
+		calls = resp.Message.ToolCalls()
+		if len(calls) == 0 {
+			r.finish(resp)
+			return
+		}
+	}
+}
+
+func (r *run) setup() {
+	a := r.agent
+	r.maxTurns = cmp(a.MaxTurns, r.rt.maxTurns)
+	r.limits = r.rt.limits
+	if r.cfg.limits != nil {
+		r.limits = *r.cfg.limits
+	}
+	r.settings = a.Settings.merge(r.cfg.settings)
+	switch {
+	case len(r.cfg.options) == 0:
+		r.options = a.Options
+	case len(a.Options) == 0:
+		r.options = r.cfg.options
+	default:
+		r.options = maps.Clone(a.Options)
+		maps.Copy(r.options, r.cfg.options)
+	}
+	r.tools = make(map[string]Tool, len(a.Tools))
+	r.specs = make([]ToolSpec, 0, len(a.Tools))
+	for _, t := range a.Tools {
+		s := t.Spec()
+		r.tools[s.Name] = t
+		r.specs = append(r.specs, s)
+	}
+}
+
+func cmp(first, fallback int) int {
+	if first > 0 {
+		return first
+	}
+	return fallback
+}
+
+func (r *run) startFresh() bool {
+	if r.cfg.sessionID != "" {
+		hist, err := r.rt.sessions.LoadSession(r.ctx, r.cfg.sessionID)
+		if err != nil {
+			r.fail(fmt.Errorf("runlet: loading session %q: %w", r.cfg.sessionID, err), "")
+			return false
+		}
+		r.sessionLen = len(hist)
+		r.history = append(hist, r.cfg.history...)
+	} else {
+		r.history = r.cfg.history
+	}
+	if r.input != "" {
+		r.added = append(r.added, UserText(r.input))
+	}
+	r.added = append(r.added, r.cfg.input...)
+	r.emit(&RunStarted{SessionID: r.cfg.sessionID, Input: slices.Clone(r.added)})
+	return true
+}
+
+// think is one model call: Thinking state, request, preparers, hooks, model.
+func (r *run) think() (*ModelResponse, bool) {
+	if r.info.Turn >= r.maxTurns {
+		r.fail(fmt.Errorf("%w (%d)", ErrMaxTurns, r.maxTurns), "max_turns")
+		return nil, false
+	}
+	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
+		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
+		return nil, false
+	}
+	r.transition(StateThinking)
+	r.info.Turn++
+
+	req := r.buildRequest()
+	if !r.prepare(req) {
+		return nil, false
+	}
+	for _, h := range r.rt.hooks {
+		if h.BeforeModelCall != nil {
+			if err := h.BeforeModelCall(r.ctx, req); err != nil {
+				r.fail(err, "hook:BeforeModelCall")
+				return nil, false
+			}
+		}
+	}
+	r.emit(&ModelStarted{Request: req})
+	start := time.Now()
+	resp, err := r.callModel(req)
+	if err != nil {
+		r.fail(err, "")
+		return nil, false
+	}
+	for _, h := range r.rt.hooks {
+		if h.AfterModelCall != nil {
+			if err := h.AfterModelCall(r.ctx, req, resp); err != nil {
+				r.fail(err, "hook:AfterModelCall")
+				return nil, false
+			}
+		}
+	}
+	u := resp.Usage
+	if u.Requests == 0 {
+		u.Requests = 1
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	r.usage = r.usage.Add(u)
+	r.info.PrevInputTokens = u.InputTokens
+	r.added = append(r.added, resp.Message)
+	r.emit(&ModelFinished{Response: resp, Duration: time.Since(start)})
+	if policy, err := r.checkTokens(); err != nil {
+		r.fail(err, policy)
+		return nil, false
+	}
+	return resp, true
+}
+
+func (r *run) buildRequest() *ModelRequest {
+	a := r.agent
+	msgs := make([]Message, 0, len(r.history)+len(r.added))
+	msgs = append(append(msgs, r.history...), r.added...)
+	return &ModelRequest{
+		Instructions: a.Instructions,
+		Messages:     msgs,
+		Tools:        r.specs,
+		ToolChoice:   a.ToolChoice,
+		OutputSchema: a.OutputSchema,
+		Settings:     r.settings,
+		Options:      r.options,
+	}
+}
+
+func (r *run) prepare(req *ModelRequest) bool {
+	before := len(req.Messages)
+	notes := &prepNotes{}
+	r.info.notes = notes
+	defer func() { r.info.notes = nil }()
+	for _, p := range r.rt.preparers {
+		if err := p.Prepare(r.ctx, req); err != nil {
+			policy := ""
+			if errors.Is(err, ErrContextOverflow) {
+				policy = "context_overflow"
+			}
+			r.fail(err, policy)
+			return false
+		}
+	}
+	// Preparers only drop from the front or replace a prefix; remember where
+	// the kept window starts, for the next call's token anchor.
+	after := len(req.Messages)
+	kept := before - after
+	if len(notes.notes) > 0 && kept < 0 {
+		kept = 0
+	}
+	r.info.PrevMessages, r.info.PrevKeptFrom = before, max(kept, 0)
+	if len(r.rt.preparers) > 0 {
+		r.emit(&ContextPrepared{
+			Changed:         len(notes.notes) > 0 || before != after,
+			MessagesBefore:  before,
+			MessagesAfter:   after,
+			EstimatedTokens: notes.tokens,
+			Notes:           notes.notes,
+		})
+	}
+	return true
+}
+
+// callModel calls Generate for Run and Stream for Stream, forwarding deltas.
+func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
+	m := r.agent.Model
+	if r.yield == nil {
+		resp, err := m.Generate(r.ctx, req)
+		if err == nil && resp == nil {
+			err = &ProviderError{Message: "model returned no response and no error"}
+		}
+		return resp, err
+	}
+	var resp *ModelResponse
+	for ev, err := range m.Stream(r.ctx, req) {
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Kind {
+		case StreamTextDelta:
+			r.emit(&TextDelta{Delta: ev.Delta})
+		case StreamReasoningDelta:
+			r.emit(&ReasoningDelta{Delta: ev.Delta})
+		case StreamToolCallDelta:
+			r.emit(&ToolCallDelta{Index: ev.Index, ID: ev.ID, Name: ev.Name, Delta: ev.Delta})
+		case StreamDone:
+			resp = ev.Response
+		}
+		if r.stopped {
+			break // closes the model stream
+		}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, &ProviderError{Message: "model stream ended without a final response", Err: ErrStreamIncomplete}
+	}
+	return resp, nil
+}
+
+func (r *run) checkTokens() (string, error) {
+	l, u := r.limits, r.usage
+	check := func(name string, limit, used int) (string, error) {
+		if limit > 0 && used > limit {
+			return "usage_limit:" + name, fmt.Errorf("%w: %s %d > %d", ErrUsageLimit, strings.ReplaceAll(name, "_", " "), used, limit)
+		}
+		return "", nil
+	}
+	if p, err := check("input_tokens", l.InputTokens, u.InputTokens); err != nil {
+		return p, err
+	}
+	if p, err := check("output_tokens", l.OutputTokens, u.OutputTokens); err != nil {
+		return p, err
+	}
+	return check("total_tokens", l.TotalTokens, u.TotalTokens)
+}
+
+// act runs the tool calls of the last assistant message (Acting), appends
+// their results (Observing) and commits the turn. results holds results
+// already known for some calls (on resume).
+func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
+	if r.limits.ToolCalls > 0 && r.toolCalls+len(calls) > r.limits.ToolCalls {
+		r.fail(fmt.Errorf("%w: %d tool calls", ErrUsageLimit, r.limits.ToolCalls), "usage_limit:tool_calls")
+		return false
+	}
+	r.transition(StateActing)
+	results, pending, ok := r.runTools(calls, known)
+	if !ok {
+		return false
+	}
+	if len(pending) > 0 {
+		r.interrupt(calls, results, pending)
+		return false
+	}
+	r.toolCalls += len(calls)
+	parts := make([]Part, len(results))
+	for i, res := range results {
+		parts[i] = res
+	}
+	r.added = append(r.added, Message{Role: RoleTool, Parts: parts})
+	r.transition(StateObserving)
+	return r.commit()
+}
+
+// commit appends this run's not yet stored messages to the session. It is
+// called only at turn boundaries, so the store never holds a half turn.
+func (r *run) commit() bool {
+	if r.cfg.sessionID == "" || r.committed == len(r.added) {
+		return true
+	}
+	// Store writes finish even if the run is being cancelled, so a completed
+	// turn is not lost.
+	ctx := context.WithoutCancel(r.ctx)
+	if err := r.rt.sessions.AppendSession(ctx, r.cfg.sessionID, r.sessionLen+r.committed, r.added[r.committed:]); err != nil {
+		r.fail(fmt.Errorf("runlet: saving session %q: %w", r.cfg.sessionID, err), "")
+		return false
+	}
+	r.committed = len(r.added)
+	return true
+}
+
+func (r *run) finish(resp *ModelResponse) {
+	if !r.commit() {
+		return
+	}
+	res := r.snapshot(StatusCompleted)
+	res.Output = resp.Message.Text()
+	res.Reasoning = resp.Message.Reasoning()
+	r.result = res
+	r.transition(StateFinished)
+	r.emit(&RunFinished{Result: res})
+}
+
+// snapshot returns the Result as of now.
+func (r *run) snapshot(status Status) *Result {
+	return &Result{
+		RunID:     r.cfg.runID,
+		SessionID: r.cfg.sessionID,
+		Status:    status,
+		Messages:  slices.Clone(r.added),
+		Usage:     r.usage,
+		Turns:     r.info.Turn,
+	}
+}
+
+// fail ends the run with err. policy names the policy that stopped it, if any.
+func (r *run) fail(err error, policy string) {
+	if ce := r.ctx.Err(); ce != nil && !errors.Is(err, ce) && policy == "" {
+		err = fmt.Errorf("%w: %w", ce, err)
+	}
+	if policy != "" {
+		err = &PolicyError{Policy: policy, Err: err}
+	}
+	r.err = err
+	if r.info != nil {
+		r.result = r.snapshot(StatusFailed)
+		if r.state != StateIdle || r.seq > 0 {
+			r.transition(StateFailed)
+		}
+	}
+	r.emitTerminal(&RunFailed{Error: err.Error(), Policy: policy, Result: r.result}, err)
+}
+
+func (r *run) transition(to State) {
+	if r.state == to {
+		return
+	}
+	from := r.state
+	r.state = to
+	r.emit(&StateChanged{From: from, To: to})
+}
+
+// emit stamps the event, shows it to observers, then yields it to the
+// Stream consumer (until the consumer stops).
+func (r *run) emit(ev Event) { r.emitTerminal(ev, nil) }
+
+func (r *run) emitTerminal(ev Event, err error) {
+	r.seq++
+	h := EventHeader{RunID: r.cfg.runID, Seq: r.seq, Time: time.Now(), Turn: 0}
+	if r.agent != nil {
+		h.Agent = r.agent.Name
+	}
+	if r.info != nil {
+		h.Turn = r.info.Turn
+	}
+	setHeader(ev, h)
+	for _, o := range r.rt.observers {
+		r.observe(o, ev)
+	}
+	if r.yield != nil && !r.stopped {
+		if !r.yield(ev, err) {
+			r.stopped = true
+			if r.cancel != nil {
+				r.cancel()
+			}
+		}
+	}
+}
+
+func (r *run) observe(o Observer, ev Event) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.rt.logger.Error("runlet: observer panicked", "run_id", r.cfg.runID, "event", ev.Type(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	o.Observe(r.ctx, ev)
+}
+
+func setHeader(ev Event, h EventHeader) {
+	switch e := ev.(type) {
+	case *RunStarted:
+		e.EventHeader = h
+	case *RunResumed:
+		e.EventHeader = h
+	case *StateChanged:
+		e.EventHeader = h
+	case *ContextPrepared:
+		e.EventHeader = h
+	case *ModelStarted:
+		e.EventHeader = h
+	case *TextDelta:
+		e.EventHeader = h
+	case *ReasoningDelta:
+		e.EventHeader = h
+	case *ToolCallDelta:
+		e.EventHeader = h
+	case *ModelFinished:
+		e.EventHeader = h
+	case *ToolStarted:
+		e.EventHeader = h
+	case *ToolFinished:
+		e.EventHeader = h
+	case *RunInterrupted:
+		e.EventHeader = h
+	case *RunFinished:
+		e.EventHeader = h
+	case *RunFailed:
+		e.EventHeader = h
+	}
+}
+
+// interrupt checkpoints the run and ends it as interrupted.
+func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) {
+	cp := &Checkpoint{
+		RunID:      r.cfg.runID,
+		SessionID:  r.cfg.sessionID,
+		Agent:      r.agent.Name,
+		Turn:       r.info.Turn,
+		HistoryLen: r.sessionLen + r.committed,
+		Messages:   slices.Clone(r.added[r.committed:]),
+		Usage:      r.usage,
+		Options:    r.cfg.options,
+		CreatedAt:  time.Now().UTC(),
+	}
+	if r.cfg.sessionID == "" {
+		cp.History = append(slices.Clone(r.history), r.added[:r.committed]...)
+	}
+	isPending := make(map[int]bool, len(pending))
+	for _, i := range pending {
+		isPending[i] = true
+		cp.Pending = append(cp.Pending, calls[i])
+	}
+	for i, res := range results {
+		if !isPending[i] {
+			cp.Results = append(cp.Results, res)
+		}
+	}
+	if err := r.rt.checkpoints.SaveCheckpoint(context.WithoutCancel(r.ctx), cp); err != nil {
+		r.fail(fmt.Errorf("runlet: saving checkpoint: %w", err), "")
+		return
+	}
+	res := r.snapshot(StatusInterrupted)
+	res.Pending = cp.Pending
+	r.result = res
+	r.transition(StateInterrupted)
+	r.emit(&RunInterrupted{Pending: cp.Pending, Result: res})
+}
+
+// startResume claims the checkpoint and validates the decisions. It returns
+// the interrupted turn's calls and the results known so far.
+func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
+	store := r.rt.checkpoints
+	cp, err := store.LoadCheckpoint(r.ctx, r.cfg.runID)
+	if err != nil {
+		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
+		return nil, nil, false
+	}
+	if err := checkDecisions(cp.Pending, r.decided); err != nil {
+		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
+		return nil, nil, false
+	}
+	// Claim atomically: of several concurrent resumes exactly one proceeds.
+	if cp, err = store.ClaimCheckpoint(r.ctx, r.cfg.runID); err != nil {
+		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
+		return nil, nil, false
+	}
+	r.cfg.sessionID = cp.SessionID
+	r.info.SessionID = cp.SessionID
+	r.info.Turn = cp.Turn
+	r.result.SessionID = cp.SessionID
+	r.cfg.options = cp.Options
+	r.setup()
+	r.history = cp.History
+	r.sessionLen = cp.HistoryLen
+	if cp.SessionID != "" {
+		hist, err := r.rt.sessions.LoadSession(r.ctx, cp.SessionID)
+		if err != nil {
+			r.fail(fmt.Errorf("runlet: loading session %q: %w", cp.SessionID, err), "")
+			return nil, nil, false
+		}
+		if len(hist) != cp.HistoryLen {
+			r.fail(fmt.Errorf("runlet: session %q changed while run %q was interrupted: %w", cp.SessionID, cp.RunID, ErrConflict), "")
+			return nil, nil, false
+		}
+		r.history = hist
+	}
+	r.added = cp.Messages
+	r.usage = cp.Usage
+	r.emit(&RunResumed{SessionID: cp.SessionID, Decisions: r.decided})
+
+	last := cp.Messages[len(cp.Messages)-1]
+	calls := last.ToolCalls()
+	byID := make(map[string]Decision, len(r.decided))
+	for _, d := range r.decided {
+		byID[d.CallID] = d
+	}
+	known := make([]ToolResultPart, len(calls)) // zero CallID: not known yet
+	r.approved = make(map[string]bool)
+	for i, c := range calls {
+		for _, res := range cp.Results {
+			if res.CallID == c.ID {
+				known[i] = res
+			}
+		}
+		if d, ok := byID[c.ID]; ok {
+			if !d.Approve {
+				reason := d.Reason
+				if reason == "" {
+					reason = "rejected by a human"
+				}
+				known[i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: "Error: call rejected: " + reason, IsError: true}
+			} else {
+				if len(d.Arguments) > 0 {
+					calls[i].Arguments = d.Arguments
+				}
+				r.approved[c.ID] = true
+			}
+		}
+	}
+	return calls, known, true
+}
+
+func checkDecisions(pending []ToolCallPart, decisions []Decision) error {
+	want := make(map[string]bool, len(pending))
+	for _, c := range pending {
+		want[c.ID] = true
+	}
+	seen := make(map[string]bool, len(decisions))
+	for _, d := range decisions {
+		if !want[d.CallID] {
+			return fmt.Errorf("decision for unknown call %q", d.CallID)
+		}
+		if seen[d.CallID] {
+			return fmt.Errorf("two decisions for call %q", d.CallID)
+		}
+		if d.Approve && len(d.Arguments) > 0 && !json.Valid(d.Arguments) {
+			return fmt.Errorf("edited arguments for call %q are not valid JSON", d.CallID)
+		}
+		seen[d.CallID] = true
+	}
+	for _, c := range pending {
+		if !seen[c.ID] {
+			return fmt.Errorf("no decision for pending call %q (%s)", c.ID, c.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package runlet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tool is something the model can call. Spec describes it to the model;
+// Call runs it with the model's JSON arguments and returns the text the model
+// sees. A returned error becomes an is-error tool result, so the model can
+// correct itself; the run goes on.
+type Tool interface {
+	Spec() ToolSpec
+	Call(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// ToolPolicy is how the runtime treats a tool. A Tool may provide one by
+// implementing interface{ Policy() ToolPolicy }; tools made by NewTool do.
+type ToolPolicy struct {
+	// Timeout bounds one call; zero means the runtime's default.
+	Timeout time.Duration
+	// RequiresApproval interrupts the run before the call until a human
+	// decides (see Runtime.Resume).
+	RequiresApproval bool
+}
+
+// ToolOption configures a tool made by NewTool.
+type ToolOption func(*FuncTool)
+
+// WithTimeout bounds each call of the tool.
+func WithTimeout(d time.Duration) ToolOption {
+	return func(t *FuncTool) { t.policy.Timeout = d }
+}
+
+// RequireApproval makes every call of the tool wait for a human decision.
+func RequireApproval() ToolOption {
+	return func(t *FuncTool) { t.policy.RequiresApproval = true }
+}
+
+// WithSchema replaces the inferred input schema.
+func WithSchema(s *jsonschema.Schema) ToolOption {
+	return func(t *FuncTool) { t.spec.InputSchema = s }
+}
+
+// FuncTool is a Tool backed by a typed Go function; see NewTool.
+type FuncTool struct {
+	spec     ToolSpec
+	policy   ToolPolicy
+	resolved *jsonschema.Resolved
+	call     func(ctx context.Context, args json.RawMessage) (string, error)
+	err      error // construction error, reported on every call
+}
+
+// NewTool makes a Tool from a typed function. The input schema is inferred
+// from In (a struct; field names from json tags, descriptions from
+// `jsonschema:"..."` tags), and the model's arguments are validated against
+// it before fn runs, so fn never sees malformed input.
+//
+// Out may be a string (used as is) or any JSON-encodable value.
+//
+// NewTool panics if In's schema cannot be inferred (a programming error, like
+// regexp.MustCompile); use NewToolE to get the error instead.
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) *FuncTool {
+	t, err := NewToolE(name, description, fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// NewToolE is NewTool returning an error instead of panicking.
+func NewToolE[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) (*FuncTool, error) {
+	if name == "" {
+		return nil, errors.New("runlet: tool name is empty")
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("runlet: tool %q has a nil func", name)
+	}
+	t := &FuncTool{spec: ToolSpec{Name: name, Description: description}}
+	if reflect.TypeFor[In]() == reflect.TypeFor[struct{}]() || reflect.TypeFor[In]() == reflect.TypeFor[any]() {
+		t.spec.InputSchema = &jsonschema.Schema{Type: "object"}
+	} else {
+		s, err := jsonschema.For[In](nil)
+		if err != nil {
+			return nil, fmt.Errorf("runlet: tool %q: inferring input schema: %w", name, err)
+		}
+		t.spec.InputSchema = s
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	if t.spec.InputSchema != nil {
+		r, err := t.spec.InputSchema.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
+		}
+		t.resolved = r
+	}
+	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return "", &ToolError{Tool: name, Kind: ToolInvalidArgs, Err: err}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		return encodeOutput(out)
+	}
+	return t, nil
+}
+
+func encodeOutput(out any) (string, error) {
+	switch v := out.(type) {
+	case string:
+		return v, nil
+	case []byte:
+		return string(v), nil
+	case fmt.Stringer:
+		return v.String(), nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encoding tool output: %w", err)
+	}
+	return string(b), nil
+}
+
+// Spec implements Tool.
+func (t *FuncTool) Spec() ToolSpec { return t.spec }
+
+// Policy returns the tool's timeout and approval policy.
+func (t *FuncTool) Policy() ToolPolicy { return t.policy }
+
+// Call implements Tool: it validates args against the input schema, then
+// runs the function.
+func (t *FuncTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	if t.resolved != nil {
+		var v any
+		if err := json.Unmarshal(args, &v); err != nil {
+			return "", &ToolError{Tool: t.spec.Name, Kind: ToolInvalidJSON, Err: err}
+		}
+		if err := t.resolved.Validate(v); err != nil {
+			return "", &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
+		}
+	}
+	return t.call(ctx, args)
+}
+
+// toolPolicy returns t's policy, or the zero policy.
+func toolPolicy(t Tool) ToolPolicy {
+	if p, ok := t.(interface{ Policy() ToolPolicy }); ok {
+		return p.Policy()
+	}
+	return ToolPolicy{}
+}
+
+// truncate shortens s to at most max bytes on a UTF-8 boundary and appends a
+// marker saying how much was cut.
+func truncate(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && cut < len(s) && !utf8Start(s[cut]) {
+		cut--
+	}
+	var b strings.Builder
+	b.Grow(cut + 64)
+	b.WriteString(s[:cut])
+	fmt.Fprintf(&b, "\n[output truncated: showing %d of %d bytes]", cut, len(s))
+	return b.String()
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,250 @@
+package runlet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// toolOutcome is one finished call, sent from a worker to the run goroutine.
+type toolOutcome struct {
+	i       int
+	content string
+	kind    ToolErrorKind
+	dur     time.Duration
+}
+
+// runTools decides and runs one turn's calls. BeforeToolCall hooks and
+// approval checks run first, in the model's order, on the run goroutine; the
+// calls that remain run concurrently (bounded). Results come back in the
+// model's order; pending lists the calls waiting for a human. known holds
+// results already decided (on resume; zero CallID means none).
+func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []ToolResultPart, pending []int, ok bool) {
+	results = make([]ToolResultPart, len(calls))
+	kinds := make([]ToolErrorKind, len(calls))
+	var runnable []int
+	for i := range calls {
+		c := &calls[i]
+		if known != nil && known[i].CallID != "" {
+			results[i] = known[i]
+			continue
+		}
+		res, kind, verdict, err := r.beforeTool(c)
+		if err != nil {
+			r.fail(err, "hook:BeforeToolCall")
+			return nil, nil, false
+		}
+		switch verdict {
+		case verdictPending:
+			pending = append(pending, i)
+		case verdictDone:
+			results[i], kinds[i] = res, kind
+			r.emit(&ToolStarted{Call: *c})
+			if !r.afterTool(*c, &results[i]) {
+				return nil, nil, false
+			}
+			r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
+		default:
+			runnable = append(runnable, i)
+		}
+	}
+	if len(runnable) > 0 && !r.execute(calls, runnable, results) {
+		return nil, nil, false
+	}
+	return results, pending, true
+}
+
+type verdict int
+
+const (
+	verdictRun verdict = iota
+	verdictDone
+	verdictPending
+)
+
+// beforeTool applies approval policy and BeforeToolCall hooks to one call.
+func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdict, error) {
+	for _, h := range r.rt.hooks {
+		if h.BeforeToolCall == nil {
+			continue
+		}
+		res, err := h.BeforeToolCall(r.ctx, c)
+		var deny *DenyError
+		switch {
+		case errors.As(err, &deny):
+			return errorResult(*c, "Error: call denied: "+deny.Reason), ToolDenied, verdictDone, nil
+		case errors.Is(err, ErrApprovalRequired):
+			if r.approved[c.ID] {
+				continue
+			}
+			return ToolResultPart{}, "", verdictPending, nil
+		case err != nil:
+			return ToolResultPart{}, "", verdictRun, err
+		case res != nil:
+			out := *res
+			out.CallID, out.Name = c.ID, c.Name
+			return out, "", verdictDone, nil
+		}
+	}
+	if t, ok := r.tools[c.Name]; ok && toolPolicy(t).RequiresApproval && !r.approved[c.ID] {
+		return ToolResultPart{}, "", verdictPending, nil
+	}
+	return ToolResultPart{}, "", verdictRun, nil
+}
+
+func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
+	for _, h := range r.rt.hooks {
+		if h.AfterToolCall != nil {
+			if err := h.AfterToolCall(r.ctx, c, res); err != nil {
+				r.fail(err, "hook:AfterToolCall")
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// execute runs the given calls, at most toolConcurrency at once, each on its
+// own goroutine, and emits tool.finished as each completes. Workers return
+// promptly once the run is cancelled (see callTool), so waiting for all of
+// them is bounded and no worker outlives the run.
+func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart) bool {
+	done := make(chan toolOutcome, len(idx)) // buffered: a late worker never blocks
+	sem := make(chan struct{}, r.rt.toolConcurrency)
+	for _, i := range idx {
+		r.emit(&ToolStarted{Call: calls[i]})
+	}
+	for _, i := range idx {
+		go func() {
+			select {
+			case sem <- struct{}{}:
+			case <-r.ctx.Done():
+				done <- toolOutcome{i: i, content: "Error: the run was cancelled before the tool ran.", kind: ToolCanceled}
+				return
+			}
+			defer func() { <-sem }()
+			done <- r.callTool(calls[i], i)
+		}()
+	}
+	var hookFailed bool
+	for range idx {
+		o := <-done
+		c := calls[o.i]
+		results[o.i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
+		if hookFailed || r.ctx.Err() != nil {
+			continue
+		}
+		if !r.afterTool(c, &results[o.i]) {
+			hookFailed = true // keep collecting so no worker outlives the run
+			continue
+		}
+		r.emit(&ToolFinished{Call: c, Result: results[o.i], ErrorKind: o.kind, Duration: o.dur})
+	}
+	if hookFailed {
+		return false
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.fail(err, "")
+		return false
+	}
+	return true
+}
+
+// callTool runs one call and turns every failure into a message the model
+// can act on. It returns when the tool returns, or when its timeout or the
+// run's cancellation fires (a tool that ignores its context is abandoned).
+func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
+	start := time.Now()
+	out := toolOutcome{i: i}
+	finish := func(content string, kind ToolErrorKind) toolOutcome {
+		out.content, out.kind, out.dur = content, kind, time.Since(start)
+		return out
+	}
+	t, ok := r.tools[c.Name]
+	if !ok {
+		names := make([]string, 0, len(r.tools))
+		for n := range r.tools {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		msg := fmt.Sprintf("Error: unknown tool %q.", c.Name)
+		if len(names) > 0 {
+			msg += " Available tools: " + strings.Join(names, ", ") + "."
+		}
+		return finish(msg, ToolUnknown)
+	}
+	args := c.Arguments
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		var v any
+		err := json.Unmarshal(args, &v)
+		return finish(fmt.Sprintf("Error: the arguments are not valid JSON (%v). Call %s again with a JSON object.", err, c.Name), ToolInvalidJSON)
+	}
+	timeout := toolPolicy(t).Timeout
+	if timeout <= 0 {
+		timeout = r.rt.toolTimeout
+	}
+	ctx, cancel := r.ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(r.ctx, timeout)
+	}
+	defer cancel()
+
+	type ret struct {
+		s   string
+		err error
+	}
+	ch := make(chan ret, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
+			}
+		}()
+		s, err := t.Call(ctx, args)
+		ch <- ret{s, err}
+	}()
+	var res ret
+	select {
+	case res = <-ch:
+	case <-ctx.Done():
+		// Give a cooperative tool its chance to return its own result.
+		select {
+		case res = <-ch:
+		case <-time.After(10 * time.Millisecond):
+			res.err = ctx.Err()
+		}
+	}
+	if res.err == nil {
+		return finish(truncate(res.s, r.rt.maxToolOutput), "")
+	}
+	switch {
+	case timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil:
+		return finish(fmt.Sprintf("Error: the tool timed out after %s.", timeout), ToolTimedOut)
+	case r.ctx.Err() != nil:
+		return finish("Error: the run was cancelled while the tool ran.", ToolCanceled)
+	}
+	var te *ToolError
+	if errors.As(res.err, &te) {
+		switch te.Kind {
+		case ToolPanicked:
+			return finish(fmt.Sprintf("Error: the tool crashed (%v).", te.Err), ToolPanicked)
+		case ToolInvalidArgs, ToolInvalidJSON:
+			return finish(fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, te.Err), te.Kind)
+		}
+		return finish("Error: "+te.Err.Error(), te.Kind)
+	}
+	return finish(truncate("Error: "+res.err.Error(), r.rt.maxToolOutput), ToolFailed)
+}
+
+func errorResult(c ToolCallPart, msg string) ToolResultPart {
+	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: msg, IsError: true}
+}
