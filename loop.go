@@ -257,11 +257,7 @@ func (r *run) prepare(req *ModelRequest) bool {
 	// Preparers only drop from the front or replace a prefix; remember where
 	// the kept window starts, for the next call's token anchor.
 	after := len(req.Messages)
-	kept := before - after
-	if len(notes.notes) > 0 && kept < 0 {
-		kept = 0
-	}
-	r.info.PrevMessages, r.info.PrevKeptFrom = before, max(kept, 0)
+	r.info.PrevMessages, r.info.PrevKeptFrom = before, max(before-after, 0)
 	if len(r.rt.preparers) > 0 {
 		r.emit(&ContextPrepared{
 			Changed:         len(notes.notes) > 0 || before != after,

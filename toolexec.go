@@ -121,10 +121,16 @@ func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart)
 	}
 	for _, i := range idx {
 		go func() {
+			canceled := toolOutcome{i: i, content: "Error: the run was cancelled before the tool ran.", kind: ToolCanceled}
 			select {
 			case sem <- struct{}{}:
 			case <-r.ctx.Done():
-				done <- toolOutcome{i: i, content: "Error: the run was cancelled before the tool ran.", kind: ToolCanceled}
+				done <- canceled
+				return
+			}
+			if r.ctx.Err() != nil {
+				<-sem
+				done <- canceled
 				return
 			}
 			defer func() { <-sem }()
@@ -219,7 +225,7 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 		// Give a cooperative tool its chance to return its own result.
 		select {
 		case res = <-ch:
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(toolGrace):
 			res.err = ctx.Err()
 		}
 	}
@@ -248,3 +254,7 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 func errorResult(c ToolCallPart, msg string) ToolResultPart {
 	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: msg, IsError: true}
 }
+
+// toolGrace is how long a cancelled or timed-out tool may take to return its
+// own result before the run stops waiting for it and abandons it.
+const toolGrace = 100 * time.Millisecond

@@ -1,0 +1,222 @@
+package runlet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+// conversation returns n turns; turn i is a user message, and for odd i a
+// tool call with its result, then an assistant answer.
+func conversation(n int) []runlet.Message {
+	var msgs []runlet.Message
+	for i := range n {
+		msgs = append(msgs, runlet.UserText(fmt.Sprintf("question %d %s", i, strings.Repeat("x", 40))))
+		if i%2 == 1 {
+			id := fmt.Sprint("call", i)
+			msgs = append(msgs,
+				runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlettest.Call(id, "get_weather", `{"city":"x"}`)}},
+				runlet.Message{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: id, Content: "sunny"}}})
+		}
+		msgs = append(msgs, runlet.AssistantText(fmt.Sprintf("answer %d", i)))
+	}
+	return msgs
+}
+
+// checkPairs fails if a tool result appears without its call before it.
+func checkPairs(t *testing.T, msgs []runlet.Message) {
+	t.Helper()
+	calls := map[string]bool{}
+	if len(msgs) > 0 && msgs[0].Role != runlet.RoleUser {
+		t.Fatalf("window starts with a %s message", msgs[0].Role)
+	}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case runlet.ToolCallPart:
+				calls[p.ID] = true
+			case runlet.ToolResultPart:
+				if !calls[p.CallID] {
+					t.Fatalf("result %s without its call", p.CallID)
+				}
+			}
+		}
+	}
+}
+
+func runPrepared(t *testing.T, p runlet.Preparer, history []runlet.Message) (*runlettest.Model, []runlet.Event, error) {
+	t.Helper()
+	model := runlettest.NewModel(runlettest.TextReply("ok"))
+	var evs []runlet.Event
+	obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) { evs = append(evs, ev) })
+	_, err := runlet.NewRuntime(runlet.WithPreparer(p), runlet.WithObserver(obs)).
+		Run(context.Background(), &runlet.Agent{Model: model}, "latest question", runlet.WithHistory(history...))
+	return model, evs, err
+}
+
+func prepared(evs []runlet.Event) *runlet.ContextPrepared {
+	for _, e := range evs {
+		if p, ok := e.(*runlet.ContextPrepared); ok {
+			return p
+		}
+	}
+	return nil
+}
+
+func TestKeepLastTurns(t *testing.T) {
+	model, evs, err := runPrepared(t, runlet.KeepLastTurns(2), conversation(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := model.Requests()[0].Messages
+	checkPairs(t, msgs)
+	if got := len(turnsOf(msgs)); got != 2 || msgs[len(msgs)-1].Text() != "latest question" {
+		t.Fatalf("%d turns kept: %+v", got, msgs)
+	}
+	p := prepared(evs)
+	if p == nil || !p.Changed || p.MessagesBefore != 15 || p.MessagesAfter != len(msgs) || len(p.Notes) != 1 {
+		t.Fatalf("context.prepared = %+v", p)
+	}
+}
+
+func turnsOf(msgs []runlet.Message) []int {
+	var s []int
+	for i, m := range msgs {
+		if m.Role == runlet.RoleUser {
+			s = append(s, i)
+		}
+	}
+	return s
+}
+
+func TestTokenBudget(t *testing.T) {
+	hist := conversation(8)
+	full := 0
+	for _, m := range hist {
+		full += runlet.EstimateTokens(m)
+	}
+	t.Run("fits unchanged", func(t *testing.T) {
+		model, evs, err := runPrepared(t, runlet.TokenBudget(full*2, nil), hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(model.Requests()[0].Messages); got != len(hist)+1 {
+			t.Fatalf("messages %d", got)
+		}
+		if p := prepared(evs); p.Changed || p.EstimatedTokens == 0 {
+			t.Fatalf("context.prepared = %+v", p)
+		}
+	})
+	t.Run("drops oldest whole turns", func(t *testing.T) {
+		model, evs, err := runPrepared(t, runlet.TokenBudget(full/2, nil), hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := model.Requests()[0].Messages
+		checkPairs(t, msgs)
+		sum := 0
+		for _, m := range msgs {
+			sum += runlet.EstimateTokens(m)
+		}
+		if sum > full/2 || len(msgs) >= len(hist) {
+			t.Fatalf("kept %d messages, %d tokens, budget %d", len(msgs), sum, full/2)
+		}
+		if p := prepared(evs); !p.Changed || p.EstimatedTokens > full/2 {
+			t.Fatalf("context.prepared = %+v", p)
+		}
+	})
+	t.Run("overflow", func(t *testing.T) {
+		_, evs, err := runPrepared(t, runlet.TokenBudget(5, nil), hist)
+		if !errors.Is(err, runlet.ErrContextOverflow) {
+			t.Fatalf("err = %v", err)
+		}
+		if f := evs[len(evs)-1].(*runlet.RunFailed); f.Policy != "context_overflow" {
+			t.Fatalf("policy %q", f.Policy)
+		}
+	})
+}
+
+func TestTokenBudgetAnchorsOnReportedUsage(t *testing.T) {
+	// The provider reports 900 input tokens for the first call; the budget is
+	// 1050. The tool result added afterwards (~200 tokens by estimate) must
+	// push the estimate over budget, so the second request drops old turns,
+	// even though a pure estimate of the whole history would be far lower.
+	model := runlettest.NewModel(
+		runlettest.Reply{Response: &runlet.ModelResponse{
+			Message:      runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlettest.Call("c1", "big", `{}`)}},
+			FinishReason: runlet.FinishToolCalls,
+			Usage:        runlet.Usage{InputTokens: 900, OutputTokens: 10},
+		}},
+		runlettest.TextReply("done"),
+	)
+	big := runlet.NewTool("big", "", func(ctx context.Context, _ struct{}) (string, error) {
+		return strings.Repeat("data ", 160), nil // 800 bytes ≈ 200 tokens
+	})
+	hist := conversation(3)
+	_, err := runlet.NewRuntime(runlet.WithPreparer(runlet.TokenBudget(1050, nil))).
+		Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{big}}, "go", runlet.WithHistory(hist...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	if len(reqs[0].Messages) != len(hist)+1 {
+		t.Fatalf("first request trimmed: %d", len(reqs[0].Messages))
+	}
+	second := reqs[1].Messages
+	checkPairs(t, second)
+	full := len(hist) + 3
+	if len(second) >= full {
+		t.Fatalf("second request was not trimmed (%d messages)", len(second))
+	}
+	// A pure estimate of the whole history fits the budget: only the anchor
+	// on reported usage makes the preparer trim.
+	pure := 0
+	for _, m := range append(append([]runlet.Message{}, hist...), reqs[1].Messages[len(second)-3:]...) {
+		pure += runlet.EstimateTokens(m)
+	}
+	if pure >= 1050 {
+		t.Fatalf("test premise broken: pure estimate %d", pure)
+	}
+}
+
+func TestSummarizer(t *testing.T) {
+	summaries := runlettest.NewModel()
+	summaries.Func = func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
+		in := req.Messages[0].Text()
+		return runlettest.TextReply(fmt.Sprintf("summary#%d(%d bytes)", len(summaries.Requests()), len(in)))
+	}
+	s := &runlet.Summarizer{Model: summaries, Keep: 2, Batch: 2}
+	rt := runlet.NewRuntime(runlet.WithPreparer(s))
+	agentModel := runlettest.NewModel()
+	agentModel.Func = func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
+		if len(agentModel.Requests())%2 == 1 {
+			return runlettest.ToolCallReply(runlettest.Call(fmt.Sprint("c", len(agentModel.Requests())), "get_weather", `{"city":"x"}`))
+		}
+		return runlettest.TextReply("ok")
+	}
+	agent := &runlet.Agent{Model: agentModel, Tools: []runlet.Tool{weatherTool()}}
+	for i := range 6 {
+		if _, err := rt.Run(context.Background(), agent, fmt.Sprint("turn ", i), runlet.WithSession("s")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 6 runs of 2 model calls; summaries only when turns > keep+batch (from
+	// the 5th run on), reused within a run's tool loop and extended later.
+	n := len(summaries.Requests())
+	if n == 0 || n > 3 {
+		t.Fatalf("summariser called %d times", n)
+	}
+	last := agentModel.Requests()[len(agentModel.Requests())-1].Messages
+	if !strings.HasPrefix(last[0].Text(), "Summary of the earlier conversation:\nsummary#") {
+		t.Fatalf("first message %q", last[0].Text())
+	}
+	checkPairs(t, last[1:])
+	if got := len(turnsOf(last)) - 1; got != 2 && got != 3 && got != 4 {
+		t.Fatalf("%d verbatim turns", got)
+	}
+}

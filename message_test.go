@@ -1,0 +1,264 @@
+package runlet_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+func allParts() runlet.Message {
+	return runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+		runlet.TextPart{Text: "héllo \"world\" \u2028"},
+		runlet.ReasoningPart{Text: "thinking", Signature: "sig==", Provider: "anthropic"},
+		runlet.ReasoningPart{Encrypted: "gAAAA", ID: "rs_1", Provider: "openai"},
+		runlet.ToolCallPart{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":[1,2,{"b":"ü"}]}`), ItemID: "fc_1", Provider: "openai"},
+		runlet.ToolResultPart{CallID: "c1", Name: "f", Content: "boom", IsError: true},
+		runlet.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0}, Detail: "low"},
+		runlet.ImagePart{URL: "https://example.com/a.jpg"},
+		runlet.FilePart{Name: "a.pdf", MediaType: "application/pdf", Data: []byte("%PDF")},
+	}}
+}
+
+func TestMessageJSONRoundTrip(t *testing.T) {
+	in := allParts()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out runlet.Message
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip changed the message:\n%+v\n%+v", in, out)
+	}
+	for _, typ := range []string{`"type":"text"`, `"type":"reasoning"`, `"type":"tool_call"`, `"type":"tool_result"`, `"type":"image"`, `"type":"file"`} {
+		if !strings.Contains(string(b), typ) {
+			t.Fatalf("%s missing in %s", typ, b)
+		}
+	}
+}
+
+func TestMessageUnmarshalErrors(t *testing.T) {
+	for _, in := range []string{`{"role":"user","parts":[{"type":"video"}]}`, `{"role":"user","parts":[{"type":"text","text":1}]}`, `{"role":`} {
+		var m runlet.Message
+		if err := json.Unmarshal([]byte(in), &m); err == nil {
+			t.Fatalf("%s: no error", in)
+		}
+	}
+}
+
+func TestMessageHelpers(t *testing.T) {
+	m := allParts()
+	m.Parts = append(m.Parts, runlet.TextPart{Text: "!"})
+	if got := m.Text(); got != "héllo \"world\" \u2028!" {
+		t.Fatalf("Text() = %q", got)
+	}
+	if got := m.Reasoning(); got != "thinking" {
+		t.Fatalf("Reasoning() = %q", got)
+	}
+	if calls := m.ToolCalls(); len(calls) != 1 || calls[0].ID != "c1" {
+		t.Fatalf("ToolCalls() = %+v", calls)
+	}
+	if u := runlet.UserText("hi"); u.Role != runlet.RoleUser || u.Text() != "hi" {
+		t.Fatalf("UserText = %+v", u)
+	}
+}
+
+func TestEventsJSONRoundTrip(t *testing.T) {
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c1", "get_weather", `{"city":"Rome"}`)),
+		runlettest.TextReply("Warm."),
+	)
+	model.ChunkSize = 2
+	var lines strings.Builder
+	jsonl := runlet.NewJSONLObserver(&lines)
+	rt := runlet.NewRuntime(runlet.WithObserver(jsonl), runlet.WithPreparer(runlet.KeepLastTurns(10)))
+	evs, err := collect(t, rt.Stream(context.Background(), &runlet.Agent{Name: "a", Model: model, Tools: []runlet.Tool{weatherTool()}}, "Rome?"))
+	if err != nil || jsonl.Err() != nil {
+		t.Fatal(err, jsonl.Err())
+	}
+	got := strings.Split(strings.TrimSpace(lines.String()), "\n")
+	if len(got) != len(evs) {
+		t.Fatalf("%d lines for %d events", len(got), len(evs))
+	}
+	seen := map[string]bool{}
+	for i, line := range got {
+		ev, err := runlet.UnmarshalEvent([]byte(line))
+		if err != nil {
+			t.Fatalf("line %d: %v: %s", i, err, line)
+		}
+		if ev.Type() != evs[i].Type() || ev.Header().Seq != evs[i].Header().Seq {
+			t.Fatalf("line %d decoded as %s/%d", i, ev.Type(), ev.Header().Seq)
+		}
+		again, _ := json.Marshal(ev)
+		if string(again) != line {
+			t.Fatalf("line %d does not round-trip:\n%s\n%s", i, line, again)
+		}
+		seen[ev.Type()] = true
+	}
+	for _, typ := range []string{"run.started", "state.changed", "context.prepared", "model.started", "text.delta", "tool_call.delta", "model.finished", "tool.started", "tool.finished", "run.finished"} {
+		if !seen[typ] {
+			t.Fatalf("no %s event", typ)
+		}
+	}
+	if _, err := runlet.UnmarshalEvent([]byte(`{"type":"nope"}`)); err == nil {
+		t.Fatal("unknown type accepted")
+	}
+}
+
+func TestSecretsNeverInEvents(t *testing.T) {
+	// A provider error whose cause mentions nothing secret, and a request
+	// whose options hold only public settings: events carry the request and
+	// error text, so adapters must keep keys out of both (tested per adapter);
+	// here we check the runtime adds nothing of its own, e.g. from ctx values.
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "sk-secret-123")
+	model := runlettest.NewModel(runlettest.ErrorReply(&runlet.ProviderError{Provider: "p", StatusCode: 401, Message: "invalid api key"}))
+	var lines strings.Builder
+	_, err := runlet.NewRuntime(runlet.WithObserver(runlet.NewJSONLObserver(&lines))).Run(ctx, &runlet.Agent{Model: model}, "hi")
+	if err == nil || strings.Contains(lines.String(), "sk-secret") {
+		t.Fatalf("err=%v events=%s", err, lines.String())
+	}
+}
+
+func TestAccumulator(t *testing.T) {
+	var a runlet.Accumulator
+	for _, ev := range []runlet.StreamEvent{
+		{Kind: runlet.StreamReasoningDelta, Delta: "think "},
+		{Kind: runlet.StreamReasoningDelta, Delta: "more"},
+		{Kind: runlet.StreamTextDelta, Delta: "Hel"},
+		{Kind: runlet.StreamTextDelta, Delta: "lo"},
+		{Kind: runlet.StreamToolCallDelta, Index: 1, ID: "b", Name: "g", Delta: `{"y"`},
+		{Kind: runlet.StreamToolCallDelta, Index: 0, ID: "a", Name: "f"},
+		{Kind: runlet.StreamToolCallDelta, Index: 1, Delta: `:2}`},
+		{Kind: runlet.StreamToolCallDelta, Index: 0, Delta: "   "},
+	} {
+		a.Add(ev)
+	}
+	a.SetReasoningState(runlet.ReasoningPart{Signature: "sig", Provider: "x"})
+	resp := a.Response(runlet.Usage{InputTokens: 3}, "")
+	want := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+		runlet.ReasoningPart{Text: "think more"},
+		runlet.TextPart{Text: "Hello"},
+		runlet.ToolCallPart{ID: "b", Name: "g", Arguments: json.RawMessage(`{"y":2}`)},
+		runlet.ToolCallPart{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)},
+		runlet.ReasoningPart{Signature: "sig", Provider: "x"},
+	}}
+	if !reflect.DeepEqual(resp.Message, want) || resp.FinishReason != runlet.FinishToolCalls {
+		t.Fatalf("got %+v", resp)
+	}
+	var b runlet.Accumulator
+	b.Add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: "a"})
+	b.SetReasoningState(runlet.ReasoningPart{Signature: "s1"})
+	b.EndPart()
+	b.Add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: "b"})
+	if got := b.Message().Parts; len(got) != 2 || got[0].(runlet.ReasoningPart).Signature != "s1" {
+		t.Fatalf("EndPart: %+v", got)
+	}
+}
+
+func TestStreamFromGenerateAndBack(t *testing.T) {
+	resp := &runlet.ModelResponse{Message: allParts(), FinishReason: runlet.FinishToolCalls}
+	gen := func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return resp, nil }
+	var a runlet.Accumulator
+	var final *runlet.ModelResponse
+	for ev, err := range runlet.StreamFromGenerate(context.Background(), &runlet.ModelRequest{}, gen) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Add(ev)
+		if ev.Kind == runlet.StreamDone {
+			final = ev.Response
+		}
+	}
+	if final != resp || a.Message().Text() != resp.Message.Text() || len(a.Message().ToolCalls()) != 1 {
+		t.Fatalf("final %v, accumulated %+v", final, a.Message())
+	}
+	got, err := runlet.GenerateFromStream(runlet.StreamFromGenerate(context.Background(), nil, gen))
+	if err != nil || got != resp {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	_, err = runlet.GenerateFromStream(runlet.StreamFromGenerate(context.Background(), nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) {
+		return nil, boom
+	}))
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	_, err = runlet.GenerateFromStream(func(func(runlet.StreamEvent, error) bool) {})
+	if !errors.Is(err, runlet.ErrStreamIncomplete) {
+		t.Fatalf("empty stream: %v", err)
+	}
+}
+
+func TestProviderErrorText(t *testing.T) {
+	cases := []struct {
+		err  *runlet.ProviderError
+		want string
+	}{
+		{&runlet.ProviderError{Provider: "openai", StatusCode: 429, Type: "requests", Code: "rate_limit_exceeded", Message: "slow down"}, "openai: HTTP 429 (requests/rate_limit_exceeded) slow down"},
+		{&runlet.ProviderError{Provider: "anthropic", Type: "overloaded_error", Message: "Overloaded"}, "anthropic: (overloaded_error) Overloaded"},
+		{&runlet.ProviderError{Message: "stream ended", Err: runlet.ErrStreamIncomplete}, "stream ended: runlet: stream ended before completion"},
+	}
+	for _, c := range cases {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+	if !errors.Is(cases[2].err, runlet.ErrStreamIncomplete) {
+		t.Error("Unwrap")
+	}
+}
+
+func TestTruncateOnRuneBoundary(t *testing.T) {
+	tool := runlet.NewTool("t", "", func(ctx context.Context, _ struct{}) (string, error) { return strings.Repeat("é", 10), nil })
+	model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c", "t", "")), runlettest.TextReply("ok"))
+	res, err := runlet.NewRuntime(runlet.WithMaxToolOutput(5)).Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Messages[2].Parts[0].(runlet.ToolResultPart).Content
+	if !strings.HasPrefix(got, "éé\n[output truncated: showing 4 of 20 bytes]") {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestNewToolSchemaAndOutput(t *testing.T) {
+	type in struct {
+		Query string `json:"query" jsonschema:"what to look for"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	type out struct {
+		Hits []string `json:"hits"`
+	}
+	tool := runlet.NewTool("search", "Search.", func(ctx context.Context, in in) (out, error) {
+		return out{Hits: []string{in.Query}}, nil
+	}, runlet.WithTimeout(time.Second))
+	spec := tool.Spec()
+	b, _ := json.Marshal(spec.InputSchema)
+	if !strings.Contains(string(b), `"query"`) || !strings.Contains(string(b), "what to look for") || !strings.Contains(string(b), `"required":["query"]`) {
+		t.Fatalf("schema %s", b)
+	}
+	if tool.Policy().Timeout != time.Second {
+		t.Fatal("timeout option lost")
+	}
+	s, err := tool.Call(context.Background(), json.RawMessage(`{"query":"go"}`))
+	if err != nil || s != `{"hits":["go"]}` {
+		t.Fatalf("%q %v", s, err)
+	}
+	var te *runlet.ToolError
+	if _, err := tool.Call(context.Background(), json.RawMessage(`{"limit":1}`)); !errors.As(err, &te) || te.Kind != runlet.ToolInvalidArgs {
+		t.Fatalf("missing required field: %v", err)
+	}
+	if _, err := runlet.NewToolE("", "", func(context.Context, in) (string, error) { return "", nil }); err == nil {
+		t.Fatal("empty name accepted")
+	}
+}
