@@ -1,0 +1,168 @@
+package anthropic
+
+import (
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/runlet/runlet/internal/httpc"
+)
+
+// Defaults for Config.
+const (
+	// DefaultBaseURL is Anthropic's API root (without the /v1 path).
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultVersion is the anthropic-version header sent when Config.Version
+	// is empty. The adapter speaks this version's wire format; see Config.Version.
+	DefaultVersion = "2023-06-01"
+	// DefaultMaxTokens is the max_tokens sent when neither the request
+	// (Settings.MaxOutputTokens or the "max_tokens" option) nor
+	// Config.MaxTokens sets one; the Messages API requires the field.
+	DefaultMaxTokens = 4096
+	// DefaultName labels errors and reasoning state made by this adapter.
+	DefaultName = "anthropic"
+)
+
+// Config is the connection-level configuration of the Messages adapter.
+// Everything request-level (temperature, thinking, top_k, ...) goes in
+// runlet.ModelRequest instead.
+type Config struct {
+	// APIKey is sent as the x-api-key header. Empty means
+	// $ANTHROPIC_API_KEY; when that is empty too no key header is sent (for
+	// a proxy that adds its own credentials through Headers).
+	APIKey string
+	// BaseURL is the API root, such as "https://api.anthropic.com"; requests
+	// go to BaseURL + "/v1/messages" (a BaseURL that already ends in "/v1"
+	// gets "/messages"). Empty means $ANTHROPIC_BASE_URL, else DefaultBaseURL.
+	BaseURL string
+	// Version is the anthropic-version header. Empty means DefaultVersion
+	// ("2023-06-01"). Version "2026-10-21" and later no longer accept the
+	// sampling parameters: with such a version the adapter leaves
+	// Settings.Temperature and Settings.TopP out of the body (the
+	// "temperature", "top_p" and "top_k" options are still sent as given).
+	Version string
+	// Betas are sent, comma-separated, in the anthropic-beta header, such as
+	// "interleaved-thinking-2025-05-14". The "betas" request option adds more
+	// for one request.
+	Betas []string
+	// Model is the model name sent with every request, such as
+	// "claude-sonnet-4-5". A request option "model" overrides it.
+	Model string
+	// MaxTokens is the max_tokens sent when the request sets none. Zero
+	// means DefaultMaxTokens.
+	MaxTokens int
+	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
+	// come from the context, so it needs no Timeout.
+	HTTPClient *http.Client
+	// Headers are added to every request.
+	Headers http.Header
+	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx
+	// including 529 overloaded, connection errors, and streams that fail
+	// before their first delta). Zero means 2; negative means none.
+	MaxRetries int
+	// Name labels errors and the reasoning state this adapter produces
+	// (runlet.ReasoningPart.Provider). Empty means "anthropic". Two adapters
+	// with the same Name accept each other's thinking signatures, so give a
+	// different Name to an endpoint that cannot verify Anthropic's.
+	Name string
+}
+
+// resolved is a Config with defaults applied.
+type resolved struct {
+	name      string
+	url       string
+	model     string
+	maxTokens int
+	version   string
+	retries   int
+	client    *httpc.Client
+}
+
+func (c Config) resolve() resolved {
+	name := c.Name
+	if name == "" {
+		name = DefaultName
+	}
+	key := c.APIKey
+	if key == "" {
+		key = os.Getenv("ANTHROPIC_API_KEY")
+	}
+	base := c.BaseURL
+	if base == "" {
+		base = os.Getenv("ANTHROPIC_BASE_URL")
+	}
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	base = strings.TrimRight(base, "/")
+	url := base + "/v1/messages"
+	if strings.HasSuffix(base, "/v1") {
+		url = base + "/messages"
+	}
+	version := c.Version
+	if version == "" {
+		version = DefaultVersion
+	}
+	h := make(http.Header, len(c.Headers)+4)
+	for k, v := range c.Headers {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	if key != "" {
+		h.Set("X-Api-Key", key)
+	}
+	h.Set("Anthropic-Version", version)
+	if betas := joinBetas(h.Values("Anthropic-Beta"), c.Betas); betas != "" {
+		h.Set("Anthropic-Beta", betas)
+	}
+	h.Set("Accept", "application/json")
+	retries := c.MaxRetries
+	switch {
+	case retries == 0:
+		retries = httpc.DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	return resolved{
+		name:      name,
+		url:       url,
+		model:     c.Model,
+		maxTokens: max(c.MaxTokens, 0),
+		version:   version,
+		retries:   retries,
+		// The adapter runs its own retry loop (Messages.retry), which also
+		// covers streams that fail before their first delta, so the client
+		// makes one attempt per call.
+		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: 0, Header: h},
+	}
+}
+
+// joinBetas merges beta header values (each possibly comma-separated),
+// dropping blanks and duplicates and keeping first-seen order.
+func joinBetas(lists ...[]string) string {
+	var out []string
+	for _, list := range lists {
+		for _, v := range list {
+			for b := range strings.SplitSeq(v, ",") {
+				b = strings.TrimSpace(b)
+				if b != "" && !contains(out, b) {
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// samplingRemoved reports whether an API version no longer accepts
+// temperature, top_p and top_k (2026-10-21 and later). Versions are dates,
+// so they compare as strings.
+func samplingRemoved(version string) bool { return version >= "2026-10-21" }

@@ -1,0 +1,105 @@
+// Package anthropic is the Runlet adapter for the Anthropic Messages API
+// (POST /v1/messages).
+//
+//	model := anthropic.NewMessages(anthropic.Config{Model: "claude-sonnet-4-5"})
+//	agent := &runlet.Agent{Name: "assistant", Model: model}
+//
+// The API key comes from Config.APIKey or $ANTHROPIC_API_KEY and is sent as
+// x-api-key; it never appears in errors. The base URL comes from
+// Config.BaseURL, $ANTHROPIC_BASE_URL or https://api.anthropic.com.
+//
+// # Requests
+//
+// ModelRequest.Instructions become "system". Messages become the API's
+// user/assistant messages: RoleTool messages are user messages of
+// tool_result blocks (is_error set from ToolResultPart.IsError), consecutive
+// messages with the same API role are merged, and tool_result blocks come
+// first in their user message. Text parts are text blocks (empty ones are
+// dropped); image parts are image blocks (inline bytes and data: URLs as
+// base64, other URLs by reference); file parts are document blocks (PDF and
+// other binary types as base64, text/* as a plain-text source, URLs by
+// reference; the part's Name is the title). Tool calls are tool_use blocks
+// whose input is the call's JSON arguments, or {} when they are not a JSON
+// object. Tool call IDs made by other providers are made acceptable to the
+// API by replacing characters outside [A-Za-z0-9_-] with '_'.
+//
+// Reasoning parts made by this adapter (ReasoningPart.Provider equal to
+// Config.Name) go back unchanged: with a Signature as a thinking block
+// {"thinking", "signature"}, with only Encrypted as a redacted_thinking
+// block {"data"}. Reasoning made by another provider, or without a
+// signature or data, is dropped. This keeps extended thinking working
+// across tool calls.
+//
+// Tools are sent with input_schema (an empty object schema when a tool has
+// none). ToolChoice maps to tool_choice auto, any (ToolChoiceRequired),
+// tool (with name) or none. Settings map to max_tokens, temperature, top_p
+// and stop_sequences. max_tokens is always sent: the "max_tokens" option,
+// else Settings.MaxOutputTokens, else Config.MaxTokens, else
+// DefaultMaxTokens (4096). An OutputSchema becomes output_config.format
+// {"type":"json_schema","schema":...}.
+//
+// # Options
+//
+// ModelRequest.Options are request-level settings. These keys are
+// interpreted:
+//
+//	model                      string; overrides Config.Model
+//	max_tokens                 integer; overrides Settings.MaxOutputTokens
+//	thinking                   an integer budget N means {"type":"enabled","budget_tokens":N}
+//	                           (0 means off); a string is the type ("adaptive");
+//	                           an object is sent as given. When max_tokens is
+//	                           the built-in default and the budget reaches it,
+//	                           max_tokens becomes budget + DefaultMaxTokens.
+//	cache_control              prompt caching: true means {"type":"ephemeral"},
+//	                           a string is a TTL ("5m", "1h"), an object is used
+//	                           as given. It is placed as a breakpoint on the
+//	                           system prompt, the last tool and the last block of
+//	                           the last message (three of the API's four).
+//	betas                      list of strings; added to the anthropic-beta header
+//	disable_parallel_tool_use  bool; set on tool_choice (auto when none is set)
+//	output_config              object; merged with the OutputSchema's format
+//
+// Every other key is copied into the body as given, replacing a field the
+// adapter wrote (a nil value removes it): top_k, stop_sequences, metadata
+// ({"user_id": ...}), service_tier, temperature, and any field a newer API
+// version adds. The key "stream" is reserved.
+//
+// # Responses
+//
+// Text blocks become TextParts (one per block), tool_use blocks
+// ToolCallParts (Arguments is the input JSON, {} when empty), thinking
+// blocks ReasoningParts with Text, Signature and Provider, and
+// redacted_thinking blocks ReasoningParts with Encrypted and Provider.
+// Server tool blocks (server_tool_use, web_search_tool_result, ...) and
+// unknown block types are skipped; text around them is kept. Stop reasons
+// map as end_turn and stop_sequence → stop, tool_use → tool_calls,
+// max_tokens (and model_context_window_exceeded) → length, pause_turn →
+// pause, refusal → refusal, anything else → other.
+//
+// Usage: Anthropic's input_tokens excludes prompt-cache reads and writes,
+// while runlet.Usage.InputTokens counts the whole prompt, so InputTokens is
+// input_tokens + cache_read_input_tokens + cache_creation_input_tokens;
+// CachedInputTokens is cache_read_input_tokens and CacheWriteTokens is
+// cache_creation_input_tokens (both included in InputTokens). In a stream,
+// message_start gives the first counts and message_delta's cumulative
+// counts replace them.
+//
+// # Streaming
+//
+// Stream decodes message_start, content_block_start/delta/stop (text_delta,
+// input_json_delta, thinking_delta, signature_delta; citations_delta is
+// ignored), message_delta, message_stop, ping and error events, and skips
+// unknown events and blocks. Tool-call deltas carry an Index counting the
+// response's tool_use blocks from 0; their argument fragments may split the
+// JSON anywhere. An error event becomes a *runlet.ProviderError (an
+// overloaded_error is Retryable), and a stream that ends without
+// message_stop a *runlet.ProviderError wrapping runlet.ErrStreamIncomplete.
+//
+// # Retries
+//
+// Failed requests (408, 409, 429, 5xx including 529 overloaded, connection
+// errors) are retried up to Config.MaxRetries times with exponential backoff
+// and jitter, honouring Retry-After. A stream that fails before its first
+// delta reached the caller counts as a failed request; once a delta has
+// been yielded the error is returned instead.
+package anthropic

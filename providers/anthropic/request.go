@@ -1,0 +1,633 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/runlet/runlet"
+)
+
+// Wire types of the request body. Only what the adapter writes is modelled;
+// everything else reaches the body through ModelRequest.Options.
+
+type wireRequest struct {
+	Model         string         `json:"model"`
+	MaxTokens     int            `json:"max_tokens"`
+	System        any            `json:"system,omitempty"` // string, or []wireContent with cache_control
+	Messages      []wireMessage  `json:"messages"`
+	Tools         []wireTool     `json:"tools,omitempty"`
+	ToolChoice    map[string]any `json:"tool_choice,omitempty"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
+	StopSequences []string       `json:"stop_sequences,omitempty"`
+	Thinking      any            `json:"thinking,omitempty"`
+	OutputConfig  map[string]any `json:"output_config,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+}
+
+type wireMessage struct {
+	Role    string        `json:"role"`
+	Content []wireContent `json:"content"`
+}
+
+// wireContent is one request content block; the fields set depend on Type.
+type wireContent struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Source    *wireSource     `json:"source,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
+	// CacheControl is a prompt-caching breakpoint (see the cache_control option).
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+}
+
+type wireSource struct {
+	Type      string `json:"type"` // base64, url or text
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+type wireTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  any             `json:"input_schema"`
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+}
+
+// emptySchema is sent for a tool without an input schema: the API requires one.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Option keys the adapter interprets; every other key is copied into the
+// body as given.
+const (
+	optModel                  = "model"
+	optMaxTokens              = "max_tokens"
+	optThinking               = "thinking"
+	optCacheControl           = "cache_control"
+	optBetas                  = "betas"
+	optDisableParallelToolUse = "disable_parallel_tool_use"
+	optOutputConfig           = "output_config"
+)
+
+// built is a request ready to send.
+type built struct {
+	body  []byte
+	betas string // extra anthropic-beta values for this request
+}
+
+// buildRequest translates a runlet request into a Messages API body.
+func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, error) {
+	cfg := &m.cfg
+	w := wireRequest{
+		Model:         cfg.model,
+		MaxTokens:     req.MaxOutputTokens,
+		Temperature:   req.Temperature,
+		TopP:          req.TopP,
+		StopSequences: req.StopSequences,
+		Stream:        stream,
+	}
+	if samplingRemoved(cfg.version) {
+		w.Temperature, w.TopP = nil, nil
+	}
+	defaultMax := false
+	if w.MaxTokens <= 0 {
+		w.MaxTokens = cfg.maxTokens
+	}
+	if w.MaxTokens <= 0 {
+		w.MaxTokens, defaultMax = DefaultMaxTokens, true
+	}
+
+	// Options: interpreted keys first; the rest overlay the finished body.
+	var out built
+	var cacheControl json.RawMessage
+	var overlay map[string]any
+	disableParallel := false
+	for k, v := range req.Options {
+		var err error
+		switch k {
+		case optModel:
+			s, ok := v.(string)
+			if !ok || s == "" {
+				err = fmt.Errorf("want a model name, got %T", v)
+			}
+			w.Model = s
+		case optMaxTokens:
+			n, ok := toInt(v)
+			if !ok || n <= 0 {
+				err = fmt.Errorf("want a positive integer, got %v", v)
+			}
+			w.MaxTokens, defaultMax = n, false
+		case optThinking:
+			w.Thinking, err = thinkingOption(v)
+		case optCacheControl:
+			cacheControl, err = cacheControlOption(v)
+		case optBetas:
+			out.betas, err = betasOption(v)
+		case optDisableParallelToolUse:
+			b, ok := v.(bool)
+			if !ok {
+				err = fmt.Errorf("want a bool, got %T", v)
+			}
+			disableParallel = b
+		case "stream":
+			err = fmt.Errorf("set by the adapter (Generate or Stream)")
+		case optOutputConfig:
+			oc, ok := v.(map[string]any)
+			if !ok && v != nil {
+				err = fmt.Errorf("want an object, got %T", v)
+			}
+			w.OutputConfig = maps.Clone(oc)
+		default:
+			if overlay == nil {
+				overlay = make(map[string]any, len(req.Options))
+			}
+			overlay[k] = v
+		}
+		if err != nil {
+			return built{}, m.invalid(fmt.Sprintf("invalid option %q", k), err)
+		}
+	}
+	if w.Model == "" {
+		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
+	}
+	// Extended thinking needs max_tokens above its budget; raise a default
+	// max_tokens rather than fail, but never one the caller chose.
+	if budget := thinkingBudget(w.Thinking); defaultMax && budget >= w.MaxTokens {
+		w.MaxTokens = budget + DefaultMaxTokens
+	}
+	if req.OutputSchema != nil && req.OutputSchema.Schema != nil {
+		if w.OutputConfig == nil {
+			w.OutputConfig = make(map[string]any, 1)
+		}
+		if _, set := w.OutputConfig["format"]; !set {
+			w.OutputConfig["format"] = map[string]any{"type": "json_schema", "schema": req.OutputSchema.Schema}
+		}
+	}
+
+	if req.Instructions != "" {
+		if cacheControl != nil {
+			w.System = []wireContent{{Type: "text", Text: req.Instructions, CacheControl: cacheControl}}
+		} else {
+			w.System = req.Instructions
+		}
+	}
+	w.Messages = m.translateMessages(req.Messages)
+	if len(req.Tools) > 0 {
+		w.Tools = make([]wireTool, len(req.Tools))
+		for i, t := range req.Tools {
+			w.Tools[i] = wireTool{Name: t.Name, Description: t.Description, InputSchema: emptySchema}
+			if t.InputSchema != nil {
+				w.Tools[i].InputSchema = t.InputSchema
+			}
+		}
+		w.ToolChoice = toolChoice(req.ToolChoice, disableParallel)
+	}
+	if cacheControl != nil {
+		if n := len(w.Tools); n > 0 {
+			w.Tools[n-1].CacheControl = cacheControl
+		}
+		markLastBlock(w.Messages, cacheControl)
+	}
+
+	body, err := marshal(w)
+	if err != nil {
+		return built{}, m.invalid("encoding request", err)
+	}
+	if len(overlay) > 0 {
+		if body, err = applyOverlay(body, overlay); err != nil {
+			return built{}, m.invalid("encoding request options", err)
+		}
+	}
+	out.body = body
+	return out, nil
+}
+
+func (m *Messages) invalid(msg string, err error) *runlet.ProviderError {
+	return &runlet.ProviderError{Provider: m.cfg.name, Message: msg, Err: err}
+}
+
+// translateMessages converts runlet messages to the API's alternating
+// user/assistant messages. RoleTool messages become user messages of
+// tool_result blocks; consecutive messages with the same API role are merged,
+// and within a user message tool_result blocks come first, as the API
+// requires. Messages left without blocks are dropped.
+func (m *Messages) translateMessages(msgs []runlet.Message) []wireMessage {
+	out := make([]wireMessage, 0, len(msgs))
+	for _, msg := range msgs {
+		role := "user"
+		if msg.Role == runlet.RoleAssistant {
+			role = "assistant"
+		}
+		var blocks []wireContent
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			blocks = out[n-1].Content
+		}
+		start := len(blocks)
+		for _, p := range msg.Parts {
+			blocks = m.appendPart(blocks, p)
+		}
+		if len(blocks) == start {
+			continue
+		}
+		if start > 0 {
+			out[len(out)-1].Content = blocks
+		} else {
+			out = append(out, wireMessage{Role: role, Content: blocks})
+		}
+	}
+	for i := range out {
+		if out[i].Role == "user" {
+			toolResultsFirst(out[i].Content)
+		}
+	}
+	return out
+}
+
+// toolResultsFirst moves tool_result blocks to the front, keeping order.
+func toolResultsFirst(blocks []wireContent) {
+	sorted := true
+	seenOther := false
+	for i := range blocks {
+		if blocks[i].Type != "tool_result" {
+			seenOther = true
+		} else if seenOther {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	slices.SortStableFunc(blocks, func(a, b wireContent) int {
+		ra, rb := a.Type == "tool_result", b.Type == "tool_result"
+		switch {
+		case ra && !rb:
+			return -1
+		case rb && !ra:
+			return 1
+		}
+		return 0
+	})
+}
+
+// appendPart appends the blocks for one part.
+func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) []wireContent {
+	switch p := p.(type) {
+	case runlet.TextPart:
+		if p.Text != "" { // the API rejects empty text blocks
+			blocks = append(blocks, wireContent{Type: "text", Text: p.Text})
+		}
+	case runlet.ReasoningPart:
+		// Continuation state goes back only to the provider that made it.
+		if p.Provider != m.cfg.name {
+			break
+		}
+		switch {
+		case p.Signature != "":
+			text := p.Text
+			blocks = append(blocks, wireContent{Type: "thinking", Thinking: &text, Signature: p.Signature})
+		case p.Encrypted != "":
+			blocks = append(blocks, wireContent{Type: "redacted_thinking", Data: p.Encrypted})
+		}
+	case runlet.ToolCallPart:
+		blocks = append(blocks, wireContent{Type: "tool_use", ID: toolID(p.ID), Name: p.Name, Input: toolInput(p.Arguments)})
+	case runlet.ToolResultPart:
+		c := wireContent{Type: "tool_result", ToolUseID: toolID(p.CallID), IsError: p.IsError}
+		if p.Content != "" {
+			c.Content = &p.Content
+		}
+		blocks = append(blocks, c)
+	case runlet.ImagePart:
+		if src := source(p.URL, p.MediaType, p.Data, false); src != nil {
+			blocks = append(blocks, wireContent{Type: "image", Source: src})
+		}
+	case runlet.FilePart:
+		if strings.HasPrefix(p.MediaType, "image/") {
+			if src := source(p.URL, p.MediaType, p.Data, false); src != nil {
+				blocks = append(blocks, wireContent{Type: "image", Source: src})
+			}
+			break
+		}
+		if src := source(p.URL, p.MediaType, p.Data, true); src != nil {
+			blocks = append(blocks, wireContent{Type: "document", Source: src, Title: p.Name})
+		}
+	}
+	return blocks
+}
+
+// source builds an image or document source: inline bytes as base64 (plain
+// text documents as a text source), data: URLs decoded, other URLs by
+// reference. It returns nil when there is nothing to send.
+func source(u, mediaType string, data []byte, document bool) *wireSource {
+	if len(data) == 0 && strings.HasPrefix(u, "data:") {
+		mt, d, ok := parseDataURL(u)
+		if ok {
+			data = d
+			if mediaType == "" {
+				mediaType = mt
+			}
+		}
+	}
+	if len(data) > 0 {
+		if mediaType == "" {
+			mediaType = http.DetectContentType(data)
+		}
+		mediaType, _, _ = strings.Cut(mediaType, ";") // drop parameters such as charset
+		mediaType = strings.TrimSpace(mediaType)
+		if document && strings.HasPrefix(mediaType, "text/") {
+			return &wireSource{Type: "text", MediaType: "text/plain", Data: string(data)}
+		}
+		return &wireSource{Type: "base64", MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)}
+	}
+	if u != "" && !strings.HasPrefix(u, "data:") {
+		return &wireSource{Type: "url", URL: u}
+	}
+	return nil
+}
+
+// parseDataURL decodes a data: URL (RFC 2397).
+func parseDataURL(u string) (mediaType string, data []byte, ok bool) {
+	meta, payload, found := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
+	if !found {
+		return "", nil, false
+	}
+	isBase64 := false
+	if m, ok := strings.CutSuffix(meta, ";base64"); ok {
+		meta, isBase64 = m, true
+	}
+	if isBase64 {
+		d, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			if d, err = base64.RawStdEncoding.DecodeString(payload); err != nil {
+				return "", nil, false
+			}
+		}
+		return meta, d, true
+	}
+	s, err := url.PathUnescape(payload)
+	if err != nil {
+		return "", nil, false
+	}
+	return meta, []byte(s), true
+}
+
+// toolInput returns the arguments when they are a JSON object, else {}:
+// tool_use input must be an object, and a model's broken arguments (say,
+// cut off by max_tokens) must not make the next request fail.
+func toolInput(args json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(args)
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t
+	}
+	return json.RawMessage("{}")
+}
+
+// toolID makes a tool call ID acceptable to the API (^[a-zA-Z0-9_-]+$),
+// replacing other characters with '_', so calls made by other providers
+// can be replayed. The same mapping is applied to tool_use and tool_result,
+// so pairs still match.
+func toolID(id string) string {
+	ok := true
+	for i := 0; i < len(id); i++ {
+		if !idChar(id[i]) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return id
+	}
+	b := []byte(id)
+	for i := range b {
+		if !idChar(b[i]) {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func idChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+func toolChoice(tc runlet.ToolChoice, disableParallel bool) map[string]any {
+	var c map[string]any
+	switch tc.Mode {
+	case runlet.ToolChoiceAuto:
+		c = map[string]any{"type": "auto"}
+	case runlet.ToolChoiceRequired:
+		c = map[string]any{"type": "any"}
+	case runlet.ToolChoiceTool:
+		c = map[string]any{"type": "tool", "name": tc.Name}
+	case runlet.ToolChoiceNone:
+		return map[string]any{"type": "none"}
+	}
+	if disableParallel {
+		if c == nil {
+			c = map[string]any{"type": "auto"}
+		}
+		c["disable_parallel_tool_use"] = true
+	}
+	return c
+}
+
+// markLastBlock puts a cache breakpoint on the last block of the last
+// message that can carry one (thinking blocks cannot).
+func markLastBlock(msgs []wireMessage, cc json.RawMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	blocks := msgs[len(msgs)-1].Content
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if t := blocks[i].Type; t != "thinking" && t != "redacted_thinking" {
+			blocks[i].CacheControl = cc
+			return
+		}
+	}
+}
+
+// thinkingOption normalises the "thinking" option: an integer budget means
+// {"type":"enabled","budget_tokens":N} (0 leaves thinking off), a string is
+// the type ("adaptive", "disabled"), and an object is sent as given.
+func thinkingOption(v any) (any, error) {
+	if n, ok := toInt(v); ok {
+		if n < 0 {
+			return nil, fmt.Errorf("negative budget %d", n)
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		return map[string]any{"type": "enabled", "budget_tokens": n}, nil
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		if v {
+			return nil, fmt.Errorf("true needs a budget: use an integer or an object")
+		}
+		return nil, nil
+	case string:
+		if v == "" {
+			return nil, nil
+		}
+		return map[string]any{"type": v}, nil
+	case map[string]any, json.RawMessage:
+		return v, nil
+	}
+	return nil, fmt.Errorf("want an integer budget, a type string or an object, got %T", v)
+}
+
+// thinkingBudget returns the budget_tokens of a thinking value, or 0.
+func thinkingBudget(v any) int {
+	switch v := v.(type) {
+	case map[string]any:
+		n, _ := toInt(v["budget_tokens"])
+		return n
+	case json.RawMessage:
+		var t struct {
+			BudgetTokens int `json:"budget_tokens"`
+		}
+		_ = json.Unmarshal(v, &t)
+		return t.BudgetTokens
+	}
+	return 0
+}
+
+// cacheControlOption normalises the "cache_control" option: true means
+// {"type":"ephemeral"}, a string is a TTL ("5m", "1h"), an object is used
+// as given, and false or nil means no caching.
+func cacheControlOption(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		if !v {
+			return nil, nil
+		}
+		return json.RawMessage(`{"type":"ephemeral"}`), nil
+	case string:
+		if v == "" {
+			return json.RawMessage(`{"type":"ephemeral"}`), nil
+		}
+		return json.Marshal(map[string]string{"type": "ephemeral", "ttl": v})
+	case map[string]any, map[string]string, json.RawMessage:
+		return json.Marshal(v)
+	}
+	return nil, fmt.Errorf("want true, a TTL string or an object, got %T", v)
+}
+
+// betasOption reads the "betas" option: a list of strings or one
+// comma-separated string.
+func betasOption(v any) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return joinBetas([]string{v}), nil
+	case []string:
+		return joinBetas(v), nil
+	case []any:
+		list := make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return "", fmt.Errorf("want strings, got %T", e)
+			}
+			list = append(list, s)
+		}
+		return joinBetas(list), nil
+	}
+	return "", fmt.Errorf("want a list of strings, got %T", v)
+}
+
+// toInt converts the numeric types options arrive as (Go literals, JSON,
+// YAML) to an int.
+func toInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int8:
+		return int(n), true
+	case int16:
+		return int(n), true
+	case int32:
+		return int(n), true
+	case int64:
+		return int(n), true
+	case uint:
+		return int(n), true
+	case uint8:
+		return int(n), true
+	case uint16:
+		return int(n), true
+	case uint32:
+		return int(n), true
+	case uint64:
+		if n > math.MaxInt {
+			return 0, false
+		}
+		return int(n), true
+	case float64:
+		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+			return 0, false
+		}
+		return int(n), true
+	case float32:
+		return toInt(float64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}
+
+// marshal encodes v without HTML escaping, so text (and thinking, whose
+// signature covers it) goes out as written.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// applyOverlay sets the options' keys on the encoded body: a key present in
+// both replaces the adapter's value, and a nil value removes the key.
+func applyOverlay(body []byte, overlay map[string]any) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, err
+	}
+	for k, v := range overlay {
+		if v == nil {
+			delete(obj, k)
+			continue
+		}
+		raw, err := marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("option %q: %w", k, err)
+		}
+		obj[k] = raw
+	}
+	return marshal(obj)
+}

@@ -1,0 +1,145 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/runlet/runlet"
+)
+
+// wireResponse is a non-streaming Messages API response (and the "message"
+// of a message_start event).
+type wireResponse struct {
+	Type       string      `json:"type"`
+	ID         string      `json:"id"`
+	Model      string      `json:"model"`
+	Content    []wireBlock `json:"content"`
+	StopReason string      `json:"stop_reason"`
+	Usage      wireUsage   `json:"usage"`
+}
+
+// wireBlock is one response content block. Fields of block types the
+// adapter skips (server_tool_use, web_search_tool_result, ...) are not
+// modelled and are ignored while decoding.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+}
+
+// wireUsage is the usage object. In message_delta events a field is present
+// only when it changed, so decoding starts from unset (-1) values.
+type wireUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+var unsetUsage = wireUsage{-1, -1, -1, -1}
+
+// merge overlays the fields of o that are set (non-negative).
+func (u *wireUsage) merge(o wireUsage) {
+	if o.InputTokens >= 0 {
+		u.InputTokens = o.InputTokens
+	}
+	if o.OutputTokens >= 0 {
+		u.OutputTokens = o.OutputTokens
+	}
+	if o.CacheCreationInputTokens >= 0 {
+		u.CacheCreationInputTokens = o.CacheCreationInputTokens
+	}
+	if o.CacheReadInputTokens >= 0 {
+		u.CacheReadInputTokens = o.CacheReadInputTokens
+	}
+}
+
+// usage converts to runlet.Usage. Anthropic's input_tokens counts only the
+// tokens after the last cache breakpoint; runlet's InputTokens is the whole
+// prompt, so it is input_tokens + cache_read_input_tokens +
+// cache_creation_input_tokens, with the cached and cache-write parts also
+// reported in CachedInputTokens and CacheWriteTokens.
+func (u wireUsage) usage() runlet.Usage {
+	in := max(u.InputTokens, 0) + max(u.CacheReadInputTokens, 0) + max(u.CacheCreationInputTokens, 0)
+	out := max(u.OutputTokens, 0)
+	return runlet.Usage{
+		InputTokens:       in,
+		OutputTokens:      out,
+		TotalTokens:       in + out,
+		CachedInputTokens: max(u.CacheReadInputTokens, 0),
+		CacheWriteTokens:  max(u.CacheCreationInputTokens, 0),
+		Requests:          1,
+	}
+}
+
+// finishReason maps a stop_reason. An empty one (a stream cut short of
+// message_delta cannot get here; a proxy may drop it) is derived from the
+// content.
+func finishReason(stop string, hasToolCalls bool) runlet.FinishReason {
+	switch stop {
+	case "end_turn", "stop_sequence":
+		return runlet.FinishStop
+	case "tool_use":
+		return runlet.FinishToolCalls
+	case "max_tokens", "model_context_window_exceeded":
+		return runlet.FinishLength
+	case "pause_turn":
+		return runlet.FinishPause
+	case "refusal":
+		return runlet.FinishRefusal
+	case "":
+		if hasToolCalls {
+			return runlet.FinishToolCalls
+		}
+		return runlet.FinishStop
+	}
+	return runlet.FinishOther
+}
+
+// toResponse translates a decoded non-streaming response. Text, tool_use,
+// thinking and redacted_thinking blocks become parts in order; other block
+// types (server tools and their results, unknown future types) are skipped.
+func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
+	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(w.Content))}
+	hasCalls := false
+	for i := range w.Content {
+		b := &w.Content[i]
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				msg.Parts = append(msg.Parts, runlet.TextPart{Text: b.Text})
+			}
+		case "tool_use":
+			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: b.ID, Name: b.Name, Arguments: compactArgs(b.Input)})
+			hasCalls = true
+		case "thinking":
+			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: b.Thinking, Signature: b.Signature, Provider: m.cfg.name})
+		case "redacted_thinking":
+			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Encrypted: b.Data, Provider: m.cfg.name})
+		}
+	}
+	return &runlet.ModelResponse{
+		Message:      msg,
+		Usage:        w.Usage.usage(),
+		FinishReason: finishReason(w.StopReason, hasCalls),
+		ID:           w.ID,
+		Model:        w.Model,
+	}
+}
+
+// compactArgs returns tool input as compact JSON, "{}" when absent.
+func compactArgs(in json.RawMessage) json.RawMessage {
+	if len(in) == 0 || string(in) == "null" {
+		return json.RawMessage("{}")
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, in) != nil {
+		return append(json.RawMessage(nil), in...)
+	}
+	return buf.Bytes()
+}

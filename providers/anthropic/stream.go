@@ -1,0 +1,251 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
+)
+
+// streamEvent holds any Messages API stream event; one value is reused for
+// every event of a stream, so decoding a delta allocates only its text.
+type streamEvent struct {
+	Type         string     `json:"type"`
+	Index        int        `json:"index"`
+	Delta        eventDelta `json:"delta"`
+	ContentBlock wireBlock  `json:"content_block"`
+	Message      eventStart `json:"message"`
+	Usage        wireUsage  `json:"usage"`
+	RequestID    string     `json:"request_id"`
+}
+
+type eventDelta struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	PartialJSON string `json:"partial_json"`
+	Thinking    string `json:"thinking"`
+	Signature   string `json:"signature"`
+	StopReason  string `json:"stop_reason"`
+}
+
+type eventStart struct {
+	ID    string    `json:"id"`
+	Model string    `json:"model"`
+	Usage wireUsage `json:"usage"`
+}
+
+// Block kinds the decoder tracks; every other block type is skipped.
+const (
+	blockSkip uint8 = iota
+	blockText
+	blockThinking
+	blockTool
+)
+
+// maxBlocks bounds content block indexes, so a hostile stream cannot make
+// the decoder allocate without limit.
+const maxBlocks = 1 << 12
+
+type blockState struct {
+	kind      uint8
+	call      int             // tool-call index (StreamEvent.Index) of a tool_use block
+	input     json.RawMessage // tool_use input given whole in content_block_start
+	gotJSON   bool            // an input_json_delta arrived
+	signature string          // thinking signature, assembled from signature_delta
+}
+
+// decoder turns Messages API stream events into runlet stream events and
+// assembles the final response. It is independent of HTTP so that fuzzing
+// and benchmarks can feed it events directly.
+type decoder struct {
+	name   string
+	ev     streamEvent
+	acc    runlet.Accumulator
+	blocks []blockState
+	calls  int
+	usage  wireUsage
+	stop   string
+	id     string
+	model  string
+	done   bool
+}
+
+func newDecoder(name string) *decoder {
+	return &decoder{name: name}
+}
+
+// decode handles one event. It returns the delta to yield, if any (ok), and
+// an error for error events and malformed data. After message_stop, done
+// is set and response returns the assembled response.
+func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, ok bool, err error) {
+	if sseType == "ping" {
+		return out, false, nil
+	}
+	ev := &d.ev
+	*ev = streamEvent{Usage: unsetUsage}
+	ev.Message.Usage = unsetUsage
+	if err := json.Unmarshal(data, ev); err != nil {
+		if sseType == "error" { // an error event we cannot parse is still an error
+			return out, false, d.streamError(data, "")
+		}
+		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: err}
+	}
+	typ := ev.Type
+	if typ == "" {
+		typ = sseType
+	}
+	switch typ {
+	case "content_block_delta":
+		return d.delta()
+	case "content_block_start":
+		return d.start()
+	case "content_block_stop":
+		return d.stopBlock()
+	case "message_start":
+		d.id, d.model = ev.Message.ID, ev.Message.Model
+		d.usage = wireUsage{}
+		d.usage.merge(ev.Message.Usage)
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			d.stop = ev.Delta.StopReason
+		}
+		d.usage.merge(ev.Usage) // cumulative counts; absent fields stay
+	case "message_stop":
+		d.done = true
+	case "error":
+		return out, false, d.streamError(data, ev.RequestID)
+	}
+	// ping and unknown event types are skipped.
+	return out, false, nil
+}
+
+func (d *decoder) streamError(data []byte, requestID string) error {
+	e := httpc.ErrorFromBody(d.name, data)
+	e.RequestID = requestID
+	if e.Message == "" {
+		e.Message = "error event in stream"
+	}
+	return e
+}
+
+// block returns the state of block i, growing the table as needed.
+func (d *decoder) block(i int) (*blockState, error) {
+	if i < 0 || i >= maxBlocks {
+		return nil, &runlet.ProviderError{Provider: d.name, Message: fmt.Sprintf("content block index %d out of range", i)}
+	}
+	for len(d.blocks) <= i {
+		d.blocks = append(d.blocks, blockState{})
+	}
+	return &d.blocks[i], nil
+}
+
+func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
+	b, err := d.block(d.ev.Index)
+	if err != nil {
+		return out, false, err
+	}
+	cb := &d.ev.ContentBlock
+	*b = blockState{}
+	d.acc.EndPart()
+	switch cb.Type {
+	case "text":
+		b.kind = blockText
+		if cb.Text != "" {
+			out = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: cb.Text}
+			d.acc.Add(out)
+			return out, true, nil
+		}
+	case "thinking":
+		b.kind = blockThinking
+		b.signature = cb.Signature
+		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.name, Signature: cb.Signature})
+		if cb.Thinking != "" {
+			out = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: cb.Thinking}
+			d.acc.Add(out)
+			return out, true, nil
+		}
+	case "redacted_thinking":
+		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.name, Encrypted: cb.Data})
+		d.acc.EndPart()
+	case "tool_use":
+		b.kind = blockTool
+		b.call = d.calls
+		d.calls++
+		if len(cb.Input) > 0 && string(cb.Input) != "{}" && string(cb.Input) != "null" {
+			b.input = append(json.RawMessage(nil), cb.Input...)
+		}
+		out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, ID: cb.ID, Name: cb.Name}
+		d.acc.Add(out)
+		return out, true, nil
+	}
+	return out, false, nil
+}
+
+func (d *decoder) delta() (out runlet.StreamEvent, ok bool, err error) {
+	i := d.ev.Index
+	if i < 0 || i >= len(d.blocks) {
+		return out, false, nil // delta of a block never started: skip
+	}
+	b := &d.blocks[i]
+	dl := &d.ev.Delta
+	switch {
+	case b.kind == blockText && dl.Type == "text_delta":
+		if dl.Text == "" {
+			return out, false, nil
+		}
+		out = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: dl.Text}
+	case b.kind == blockTool && dl.Type == "input_json_delta":
+		if dl.PartialJSON == "" {
+			return out, false, nil
+		}
+		b.gotJSON = true
+		out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: dl.PartialJSON}
+	case b.kind == blockThinking && dl.Type == "thinking_delta":
+		if dl.Thinking == "" {
+			return out, false, nil
+		}
+		out = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: dl.Thinking}
+	case b.kind == blockThinking && dl.Type == "signature_delta":
+		b.signature += dl.Signature
+		d.acc.SetReasoningState(runlet.ReasoningPart{Signature: b.signature})
+		return out, false, nil
+	default:
+		return out, false, nil // citations_delta, unknown deltas, skipped blocks
+	}
+	d.acc.Add(out)
+	return out, true, nil
+}
+
+func (d *decoder) stopBlock() (out runlet.StreamEvent, ok bool, err error) {
+	i := d.ev.Index
+	if i >= 0 && i < len(d.blocks) {
+		b := &d.blocks[i]
+		if b.kind == blockTool && !b.gotJSON && b.input != nil {
+			// The whole input came with content_block_start.
+			out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: string(b.input)}
+			b.input = nil
+			d.acc.Add(out)
+			d.acc.EndPart()
+			return out, true, nil
+		}
+	}
+	d.acc.EndPart()
+	return out, false, nil
+}
+
+// response returns the assembled response.
+func (d *decoder) response() *runlet.ModelResponse {
+	resp := d.acc.Response(d.usage.usage(), finishReason(d.stop, d.acc.HasToolCalls()))
+	resp.ID, resp.Model = d.id, d.model
+	return resp
+}
+
+// incomplete is the error for a stream that ended before message_stop.
+func (d *decoder) incomplete(cause error) *runlet.ProviderError {
+	err := runlet.ErrStreamIncomplete
+	if cause != nil {
+		err = fmt.Errorf("%w: %w", runlet.ErrStreamIncomplete, cause)
+	}
+	return &runlet.ProviderError{Provider: d.name, Message: "stream ended before message_stop", Retryable: true, Err: err}
+}

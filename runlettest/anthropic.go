@@ -1,0 +1,495 @@
+package runlettest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+)
+
+// AnthropicServer is a fake Anthropic Messages API (POST /v1/messages) on
+// loopback. It answers scripted responses in order, as JSON or, when the
+// request has "stream": true, as the API's event stream; records every
+// request; and injects faults (InjectFault). Point the adapter at it with
+// anthropic.Config{BaseURL: srv.URL}.
+//
+// Like the real API it answers 400 when the anthropic-version header,
+// model, max_tokens or messages are missing, 401 when RequireAPIKey was set
+// and x-api-key differs, and 404 for other paths, with Anthropic's error
+// envelope {"type":"error","error":{"type","message"}}.
+type AnthropicServer struct {
+	*httptest.Server
+	wire
+
+	mu        sync.Mutex
+	queue     []AnthropicResponse
+	responder func(WireRequest) AnthropicResponse
+	apiKey    string
+	n         int
+}
+
+// AnthropicResponse is one scripted answer.
+type AnthropicResponse struct {
+	// ID and Model default to "msg_runlettest_N" and the request's model.
+	ID, Model string
+	Content   []AnthropicBlock
+	// StopReason defaults to "tool_use" when Content has a tool_use block,
+	// else "end_turn".
+	StopReason string
+	Usage      AnthropicUsage
+	// ChunkSize splits streamed text, thinking and tool input into deltas
+	// of at most this many runes; 0 sends each block in one delta.
+	ChunkSize int
+	// Error, when set, is the answer instead: for a non-streaming request an
+	// HTTP error (Error.Status) with the error envelope; for a stream an
+	// "event: error" after ErrorAfter events, on an HTTP 200 stream, as the
+	// API reports overloads that happen mid-stream.
+	Error      *AnthropicError
+	ErrorAfter int
+	// Body, when set, is sent verbatim instead (as text/event-stream when the
+	// request streams, else as JSON): a recorded response to replay.
+	Body []byte
+}
+
+// AnthropicBlock is one content block of a scripted response.
+type AnthropicBlock struct {
+	// Type is "text", "tool_use", "thinking" or "redacted_thinking"; any
+	// other type is sent from Raw.
+	Type string
+	Text string
+	// ID, Name and Input (a JSON object; empty means {}) of a tool_use block.
+	ID, Name, Input string
+	// Thinking and Signature of a thinking block.
+	Thinking, Signature string
+	// Data of a redacted_thinking block.
+	Data string
+	// Raw is a whole block of another type (such as server_tool_use), sent
+	// as is: in content, or in content_block_start followed by
+	// content_block_stop.
+	Raw json.RawMessage
+}
+
+// AnthropicUsage is a scripted response's token usage.
+type AnthropicUsage struct {
+	InputTokens, OutputTokens                      int
+	CacheCreationInputTokens, CacheReadInputTokens int
+}
+
+// AnthropicError is an error answer. Status defaults to 529 for
+// "overloaded_error", 429 for "rate_limit_error", 400 for
+// "invalid_request_error", 401 for "authentication_error", 404 for
+// "not_found_error" and 500 otherwise.
+type AnthropicError struct {
+	Status        int
+	Type, Message string
+}
+
+// AnthropicText returns a text block.
+func AnthropicText(text string) AnthropicBlock { return AnthropicBlock{Type: "text", Text: text} }
+
+// AnthropicToolUse returns a tool_use block; input is a JSON object.
+func AnthropicToolUse(id, name, input string) AnthropicBlock {
+	return AnthropicBlock{Type: "tool_use", ID: id, Name: name, Input: input}
+}
+
+// AnthropicThinking returns a thinking block with its signature.
+func AnthropicThinking(thinking, signature string) AnthropicBlock {
+	return AnthropicBlock{Type: "thinking", Thinking: thinking, Signature: signature}
+}
+
+// AnthropicRedactedThinking returns a redacted_thinking block.
+func AnthropicRedactedThinking(data string) AnthropicBlock {
+	return AnthropicBlock{Type: "redacted_thinking", Data: data}
+}
+
+// NewAnthropicServer starts a fake Messages API that answers the given
+// responses in order. The caller must Close it.
+func NewAnthropicServer(responses ...AnthropicResponse) *AnthropicServer {
+	s := &AnthropicServer{queue: responses}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Enqueue appends responses to the script.
+func (s *AnthropicServer) Enqueue(responses ...AnthropicResponse) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, responses...)
+}
+
+// SetResponder sets a function that answers requests once the script is
+// used up. Without one, such requests get an HTTP 500 api_error.
+func (s *AnthropicServer) SetResponder(f func(WireRequest) AnthropicResponse) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = f
+}
+
+// RequireAPIKey makes the server answer 401 unless x-api-key equals key.
+func (s *AnthropicServer) RequireAPIKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiKey = key
+}
+
+// next returns the response for a request and the request's number.
+func (s *AnthropicServer) next(req WireRequest) (AnthropicResponse, int, bool) {
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r, n, true
+	}
+	f := s.responder
+	s.mu.Unlock()
+	if f == nil {
+		return AnthropicResponse{}, n, false
+	}
+	return f(req), n, true
+}
+
+func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
+	req, fault := s.record(r)
+	if writeStatusFault(rw, fault) {
+		return
+	}
+	s.mu.Lock()
+	key := s.apiKey
+	s.mu.Unlock()
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+		writeAnthropicError(rw, &AnthropicError{Type: "not_found_error", Message: "Not found"}, "")
+		return
+	}
+	if key != "" && r.Header.Get("X-Api-Key") != key {
+		writeAnthropicError(rw, &AnthropicError{Type: "authentication_error", Message: "invalid x-api-key"}, "")
+		return
+	}
+	if r.Header.Get("Anthropic-Version") == "" {
+		writeAnthropicError(rw, &AnthropicError{Type: "invalid_request_error", Message: "anthropic-version: header is required"}, "")
+		return
+	}
+	var body struct {
+		Model     string            `json:"model"`
+		MaxTokens int               `json:"max_tokens"`
+		Messages  []json.RawMessage `json:"messages"`
+		Stream    bool              `json:"stream"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		writeAnthropicError(rw, &AnthropicError{Type: "invalid_request_error", Message: "The request body is not valid JSON: " + err.Error()}, "")
+		return
+	}
+	switch {
+	case body.Model == "":
+		writeAnthropicError(rw, &AnthropicError{Type: "invalid_request_error", Message: "model: Field required"}, "")
+		return
+	case body.MaxTokens < 1:
+		writeAnthropicError(rw, &AnthropicError{Type: "invalid_request_error", Message: "max_tokens: Field required"}, "")
+		return
+	case len(body.Messages) == 0:
+		writeAnthropicError(rw, &AnthropicError{Type: "invalid_request_error", Message: "messages: at least one message is required"}, "")
+		return
+	}
+
+	resp, n, ok := s.next(req)
+	reqID := "req_runlettest_" + strconv.Itoa(n)
+	rw.Header().Set("Request-Id", reqID)
+	if !ok {
+		writeAnthropicError(rw, &AnthropicError{Type: "api_error", Message: "runlettest: no scripted response left"}, reqID)
+		return
+	}
+	if resp.ID == "" {
+		resp.ID = "msg_runlettest_" + strconv.Itoa(n)
+	}
+	if resp.Model == "" {
+		resp.Model = body.Model
+	}
+	if resp.Body != nil {
+		if body.Stream {
+			rw.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			rw.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = rw.Write(resp.Body)
+		return
+	}
+	if body.Stream {
+		s.stream(rw, resp, fault, reqID)
+		return
+	}
+	if resp.Error != nil {
+		writeAnthropicError(rw, resp.Error, reqID)
+		return
+	}
+	if fault != nil && fault.Reset {
+		resetConn(rw)
+		return
+	}
+	out, _ := json.Marshal(anthropicMessage(resp))
+	rw.Header().Set("Content-Type", "application/json")
+	if fault != nil && fault.Truncate {
+		out = out[:len(out)/2] // no Content-Length: the client sees a clean end mid-JSON
+	} else {
+		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	}
+	rw.WriteHeader(http.StatusOK)
+	_, _ = rw.Write(out)
+}
+
+func writeAnthropicError(rw http.ResponseWriter, e *AnthropicError, reqID string) {
+	status := e.Status
+	if status == 0 {
+		switch e.Type {
+		case "overloaded_error":
+			status = 529
+		case "rate_limit_error":
+			status = http.StatusTooManyRequests
+		case "invalid_request_error":
+			status = http.StatusBadRequest
+		case "authentication_error":
+			status = http.StatusUnauthorized
+		case "permission_error":
+			status = http.StatusForbidden
+		case "not_found_error":
+			status = http.StatusNotFound
+		default:
+			status = http.StatusInternalServerError
+		}
+	}
+	rw.Header().Set("Content-Type", "application/json")
+	rw.WriteHeader(status)
+	_, _ = rw.Write(anthropicErrorBody(e, reqID))
+}
+
+func anthropicErrorBody(e *AnthropicError, reqID string) []byte {
+	type inner struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	out, _ := json.Marshal(struct {
+		Type      string `json:"type"`
+		Error     inner  `json:"error"`
+		RequestID string `json:"request_id,omitempty"`
+	}{"error", inner{e.Type, e.Message}, reqID})
+	return out
+}
+
+// Wire shapes the server writes.
+
+type anthropicUsageJSON struct {
+	InputTokens              int `json:"input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+}
+
+type anthropicMessageJSON struct {
+	ID           string             `json:"id"`
+	Type         string             `json:"type"`
+	Role         string             `json:"role"`
+	Model        string             `json:"model"`
+	Content      []json.RawMessage  `json:"content"`
+	StopReason   *string            `json:"stop_reason"`
+	StopSequence *string            `json:"stop_sequence"`
+	Usage        anthropicUsageJSON `json:"usage"`
+}
+
+func (r AnthropicResponse) stopReason() string {
+	if r.StopReason != "" {
+		return r.StopReason
+	}
+	for _, b := range r.Content {
+		if b.Type == "tool_use" {
+			return "tool_use"
+		}
+	}
+	return "end_turn"
+}
+
+func (r AnthropicResponse) usage() anthropicUsageJSON {
+	return anthropicUsageJSON{
+		InputTokens:              r.Usage.InputTokens,
+		CacheCreationInputTokens: r.Usage.CacheCreationInputTokens,
+		CacheReadInputTokens:     r.Usage.CacheReadInputTokens,
+		OutputTokens:             r.Usage.OutputTokens,
+	}
+}
+
+func anthropicMessage(r AnthropicResponse) anthropicMessageJSON {
+	stop := r.stopReason()
+	content := make([]json.RawMessage, 0, len(r.Content))
+	for _, b := range r.Content {
+		content = append(content, b.full())
+	}
+	return anthropicMessageJSON{
+		ID: r.ID, Type: "message", Role: "assistant", Model: r.Model,
+		Content: content, StopReason: &stop, Usage: r.usage(),
+	}
+}
+
+// full is the complete block, as in a non-streaming response.
+func (b AnthropicBlock) full() json.RawMessage {
+	var v any
+	switch b.Type {
+	case "text":
+		v = struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{b.Type, b.Text}
+	case "tool_use":
+		v = struct {
+			Type  string          `json:"type"`
+			ID    string          `json:"id"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		}{b.Type, b.ID, b.Name, b.input()}
+	case "thinking":
+		v = struct {
+			Type      string `json:"type"`
+			Thinking  string `json:"thinking"`
+			Signature string `json:"signature"`
+		}{b.Type, b.Thinking, b.Signature}
+	case "redacted_thinking":
+		v = struct {
+			Type string `json:"type"`
+			Data string `json:"data"`
+		}{b.Type, b.Data}
+	default:
+		return b.Raw
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+func (b AnthropicBlock) input() json.RawMessage {
+	if b.Input == "" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(b.Input)
+}
+
+// start is the block as content_block_start announces it: empty text,
+// thinking and input, which the deltas then fill in.
+func (b AnthropicBlock) start() json.RawMessage {
+	switch b.Type {
+	case "text":
+		return json.RawMessage(`{"type":"text","text":""}`)
+	case "thinking":
+		return json.RawMessage(`{"type":"thinking","thinking":"","signature":""}`)
+	case "tool_use":
+		out, _ := json.Marshal(struct {
+			Type  string          `json:"type"`
+			ID    string          `json:"id"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		}{b.Type, b.ID, b.Name, json.RawMessage("{}")})
+		return out
+	}
+	return b.full()
+}
+
+type anthropicDeltaJSON struct {
+	Type        string  `json:"type"`
+	Text        string  `json:"text,omitempty"`
+	PartialJSON *string `json:"partial_json,omitempty"`
+	Thinking    *string `json:"thinking,omitempty"`
+	Signature   string  `json:"signature,omitempty"`
+}
+
+func (s *AnthropicServer) stream(rw http.ResponseWriter, r AnthropicResponse, f *Fault, reqID string) {
+	w := newSSEWriter(rw, f)
+	emit := func(name string, v any) bool {
+		if r.Error != nil && w.events >= r.ErrorAfter {
+			w.event("error", anthropicErrorBody(r.Error, reqID))
+			return false
+		}
+		data, _ := json.Marshal(v)
+		return w.event(name, data)
+	}
+	type idx struct {
+		Type  string `json:"type"`
+		Index int    `json:"index"`
+	}
+	type blockStart struct {
+		Type         string          `json:"type"`
+		Index        int             `json:"index"`
+		ContentBlock json.RawMessage `json:"content_block"`
+	}
+	type blockDelta struct {
+		Type  string             `json:"type"`
+		Index int                `json:"index"`
+		Delta anthropicDeltaJSON `json:"delta"`
+	}
+
+	start := anthropicMessageJSON{ID: r.ID, Type: "message", Role: "assistant", Model: r.Model, Content: []json.RawMessage{}, Usage: r.usage()}
+	start.Usage.OutputTokens = 1
+	if !emit("message_start", struct {
+		Type    string               `json:"type"`
+		Message anthropicMessageJSON `json:"message"`
+	}{"message_start", start}) {
+		return
+	}
+	for i, b := range r.Content {
+		if !emit("content_block_start", blockStart{"content_block_start", i, b.start()}) {
+			return
+		}
+		if i == 0 && !emit("ping", struct {
+			Type string `json:"type"`
+		}{"ping"}) {
+			return
+		}
+		var pieces []string
+		var delta func(string) anthropicDeltaJSON
+		switch b.Type {
+		case "text":
+			pieces = chunks(b.Text, r.ChunkSize)
+			delta = func(p string) anthropicDeltaJSON { return anthropicDeltaJSON{Type: "text_delta", Text: p} }
+		case "thinking":
+			pieces = chunks(b.Thinking, r.ChunkSize)
+			delta = func(p string) anthropicDeltaJSON { return anthropicDeltaJSON{Type: "thinking_delta", Thinking: &p} }
+		case "tool_use":
+			// The API opens tool input with an empty fragment.
+			pieces = append([]string{""}, chunks(string(b.input()), r.ChunkSize)...)
+			if b.Input == "" {
+				pieces = pieces[:1]
+			}
+			delta = func(p string) anthropicDeltaJSON {
+				return anthropicDeltaJSON{Type: "input_json_delta", PartialJSON: &p}
+			}
+		}
+		for _, p := range pieces {
+			if !emit("content_block_delta", blockDelta{"content_block_delta", i, delta(p)}) {
+				return
+			}
+		}
+		if b.Type == "thinking" && b.Signature != "" {
+			if !emit("content_block_delta", blockDelta{"content_block_delta", i, anthropicDeltaJSON{Type: "signature_delta", Signature: b.Signature}}) {
+				return
+			}
+		}
+		if !emit("content_block_stop", idx{"content_block_stop", i}) {
+			return
+		}
+	}
+	stop := r.stopReason()
+	type msgDelta struct {
+		StopReason   string  `json:"stop_reason"`
+		StopSequence *string `json:"stop_sequence"`
+	}
+	type outUsage struct {
+		OutputTokens int `json:"output_tokens"`
+	}
+	if !emit("message_delta", struct {
+		Type  string   `json:"type"`
+		Delta msgDelta `json:"delta"`
+		Usage outUsage `json:"usage"`
+	}{"message_delta", msgDelta{StopReason: stop}, outUsage{r.Usage.OutputTokens}}) {
+		return
+	}
+	emit("message_stop", struct {
+		Type string `json:"type"`
+	}{"message_stop"})
+}
