@@ -169,20 +169,56 @@ func (*RunFailed) Type() string       { return "run.failed" }
 
 // MarshalJSON implementations add the "type" discriminator.
 
-func (e *RunStarted) MarshalJSON() ([]byte, error)      { type a RunStarted; return tagged(e.Type(), (*a)(e)) }
-func (e *RunResumed) MarshalJSON() ([]byte, error)      { type a RunResumed; return tagged(e.Type(), (*a)(e)) }
-func (e *StateChanged) MarshalJSON() ([]byte, error)    { type a StateChanged; return tagged(e.Type(), (*a)(e)) }
-func (e *ContextPrepared) MarshalJSON() ([]byte, error) { type a ContextPrepared; return tagged(e.Type(), (*a)(e)) }
-func (e *ModelStarted) MarshalJSON() ([]byte, error)    { type a ModelStarted; return tagged(e.Type(), (*a)(e)) }
-func (e *TextDelta) MarshalJSON() ([]byte, error)       { type a TextDelta; return tagged(e.Type(), (*a)(e)) }
-func (e *ReasoningDelta) MarshalJSON() ([]byte, error)  { type a ReasoningDelta; return tagged(e.Type(), (*a)(e)) }
-func (e *ToolCallDelta) MarshalJSON() ([]byte, error)   { type a ToolCallDelta; return tagged(e.Type(), (*a)(e)) }
-func (e *ModelFinished) MarshalJSON() ([]byte, error)   { type a ModelFinished; return tagged(e.Type(), (*a)(e)) }
-func (e *ToolStarted) MarshalJSON() ([]byte, error)     { type a ToolStarted; return tagged(e.Type(), (*a)(e)) }
-func (e *ToolFinished) MarshalJSON() ([]byte, error)    { type a ToolFinished; return tagged(e.Type(), (*a)(e)) }
-func (e *RunInterrupted) MarshalJSON() ([]byte, error)  { type a RunInterrupted; return tagged(e.Type(), (*a)(e)) }
-func (e *RunFinished) MarshalJSON() ([]byte, error)     { type a RunFinished; return tagged(e.Type(), (*a)(e)) }
-func (e *RunFailed) MarshalJSON() ([]byte, error)       { type a RunFailed; return tagged(e.Type(), (*a)(e)) }
+func (e *RunStarted) MarshalJSON() ([]byte, error) {
+	type a RunStarted
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *RunResumed) MarshalJSON() ([]byte, error) {
+	type a RunResumed
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *StateChanged) MarshalJSON() ([]byte, error) {
+	type a StateChanged
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ContextPrepared) MarshalJSON() ([]byte, error) {
+	type a ContextPrepared
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ModelStarted) MarshalJSON() ([]byte, error) {
+	type a ModelStarted
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *TextDelta) MarshalJSON() ([]byte, error) { type a TextDelta; return tagged(e.Type(), (*a)(e)) }
+func (e *ReasoningDelta) MarshalJSON() ([]byte, error) {
+	type a ReasoningDelta
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ToolCallDelta) MarshalJSON() ([]byte, error) {
+	type a ToolCallDelta
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ModelFinished) MarshalJSON() ([]byte, error) {
+	type a ModelFinished
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ToolStarted) MarshalJSON() ([]byte, error) {
+	type a ToolStarted
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *ToolFinished) MarshalJSON() ([]byte, error) {
+	type a ToolFinished
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *RunInterrupted) MarshalJSON() ([]byte, error) {
+	type a RunInterrupted
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *RunFinished) MarshalJSON() ([]byte, error) {
+	type a RunFinished
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *RunFailed) MarshalJSON() ([]byte, error) { type a RunFailed; return tagged(e.Type(), (*a)(e)) }
 
 // UnmarshalEvent decodes an event written by json.Marshal (a JSONL line).
 func UnmarshalEvent(data []byte) (Event, error) {

@@ -24,10 +24,11 @@ type run struct {
 
 	yield   func(Event, error) bool // nil for Run/Resume
 	stopped bool                    // the Stream consumer stopped ranging
+	watched bool                    // someone sees events: a Stream consumer or observers
 
-	input   string
-	cfg     runConfig
-	resume  *Checkpoint
+	input    string
+	cfg      runConfig
+	resume   *Checkpoint
 	decided  []Decision
 	approved map[string]bool // calls a human approved on resume
 
@@ -73,6 +74,9 @@ func (r *run) start() {
 	}
 	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StatusFailed}
 	r.state = StateIdle
+	// Without observers or a Stream consumer, events that carry nothing the
+	// Result does not are not even built.
+	r.watched = r.yield != nil || len(r.rt.observers) > 0
 	if r.agent == nil || r.agent.Model == nil {
 		r.fail(ErrNoModel, "")
 		return
@@ -162,7 +166,9 @@ func (r *run) startFresh() bool {
 		r.added = append(r.added, UserText(r.input))
 	}
 	r.added = append(r.added, r.cfg.input...)
-	r.emit(&RunStarted{SessionID: r.cfg.sessionID, Input: slices.Clone(r.added)})
+	if r.watched {
+		r.emit(&RunStarted{SessionID: r.cfg.sessionID, Input: slices.Clone(r.added)})
+	}
 	return true
 }
 
@@ -191,7 +197,9 @@ func (r *run) think() (*ModelResponse, bool) {
 			}
 		}
 	}
-	r.emit(&ModelStarted{Request: req})
+	if r.watched {
+		r.emit(&ModelStarted{Request: req})
+	}
 	start := time.Now()
 	resp, err := r.callModel(req)
 	if err != nil {
@@ -216,7 +224,9 @@ func (r *run) think() (*ModelResponse, bool) {
 	r.usage = r.usage.Add(u)
 	r.info.PrevInputTokens = u.InputTokens
 	r.added = append(r.added, resp.Message)
-	r.emit(&ModelFinished{Response: resp, Duration: time.Since(start)})
+	if r.watched {
+		r.emit(&ModelFinished{Response: resp, Duration: time.Since(start)})
+	}
 	if policy, err := r.checkTokens(); err != nil {
 		r.fail(err, policy)
 		return nil, false
@@ -417,7 +427,9 @@ func (r *run) transition(to State) {
 	}
 	from := r.state
 	r.state = to
-	r.emit(&StateChanged{From: from, To: to})
+	if r.watched {
+		r.emit(&StateChanged{From: from, To: to})
+	}
 }
 
 // emit stamps the event, shows it to observers, then yields it to the

@@ -142,16 +142,25 @@ func (t *FuncTool) Policy() ToolPolicy { return t.policy }
 // Call implements Tool: it validates args against the input schema, then
 // runs the function.
 func (t *FuncTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	if t.resolved != nil {
-		var v any
-		if err := json.Unmarshal(args, &v); err != nil {
-			return "", &ToolError{Tool: t.spec.Name, Kind: ToolInvalidJSON, Err: err}
-		}
-		if err := t.resolved.Validate(v); err != nil {
-			return "", &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
-		}
+	if err := t.validate(args); err != nil {
+		return "", err
 	}
 	return t.call(ctx, args)
+}
+
+// validate checks args against the input schema.
+func (t *FuncTool) validate(args json.RawMessage) error {
+	if t.resolved == nil {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidJSON, Err: err}
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
+	}
+	return nil
 }
 
 // toolPolicy returns t's policy, or the zero policy.

@@ -28,6 +28,7 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 	results = make([]ToolResultPart, len(calls))
 	kinds := make([]ToolErrorKind, len(calls))
 	var runnable []int
+	var invokes []invocation
 	for i := range calls {
 		c := &calls[i]
 		if known != nil && known[i].CallID != "" {
@@ -44,16 +45,35 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 			pending = append(pending, i)
 		case verdictDone:
 			results[i], kinds[i] = res, kind
-			r.emit(&ToolStarted{Call: *c})
+			if r.watched {
+				r.emit(&ToolStarted{Call: *c})
+			}
 			if !r.afterTool(*c, &results[i]) {
 				return nil, nil, false
 			}
-			r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
+			if r.watched {
+				r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
+			}
 		default:
+			inv, content, kind := r.check(*c)
+			if kind != "" {
+				results[i] = errorResult(*c, content)
+				if r.watched {
+					r.emit(&ToolStarted{Call: *c})
+				}
+				if !r.afterTool(*c, &results[i]) {
+					return nil, nil, false
+				}
+				if r.watched {
+					r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
+				}
+				continue
+			}
 			runnable = append(runnable, i)
+			invokes = append(invokes, inv)
 		}
 	}
-	if len(runnable) > 0 && !r.execute(calls, runnable, results) {
+	if len(runnable) > 0 && !r.execute(calls, runnable, invokes, results) {
 		return nil, nil, false
 	}
 	return results, pending, true
@@ -113,13 +133,15 @@ func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
 // own goroutine, and emits tool.finished as each completes. Workers return
 // promptly once the run is cancelled (see callTool), so waiting for all of
 // them is bounded and no worker outlives the run.
-func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart) bool {
+func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, results []ToolResultPart) bool {
 	done := make(chan toolOutcome, len(idx)) // buffered: a late worker never blocks
 	sem := make(chan struct{}, r.rt.toolConcurrency)
 	for _, i := range idx {
-		r.emit(&ToolStarted{Call: calls[i]})
+		if r.watched {
+			r.emit(&ToolStarted{Call: calls[i]})
+		}
 	}
-	for _, i := range idx {
+	for k, i := range idx {
 		go func() {
 			canceled := toolOutcome{i: i, content: "Error: the run was cancelled before the tool ran.", kind: ToolCanceled}
 			select {
@@ -134,7 +156,7 @@ func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart)
 				return
 			}
 			defer func() { <-sem }()
-			done <- r.callTool(calls[i], i)
+			done <- r.callTool(calls[i], i, invokes[k])
 		}()
 	}
 	var hookFailed bool
@@ -149,7 +171,9 @@ func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart)
 			hookFailed = true // keep collecting so no worker outlives the run
 			continue
 		}
-		r.emit(&ToolFinished{Call: c, Result: results[o.i], ErrorKind: o.kind, Duration: o.dur})
+		if r.watched {
+			r.emit(&ToolFinished{Call: c, Result: results[o.i], ErrorKind: o.kind, Duration: o.dur})
+		}
 	}
 	if hookFailed {
 		return false
@@ -161,16 +185,16 @@ func (r *run) execute(calls []ToolCallPart, idx []int, results []ToolResultPart)
 	return true
 }
 
-// callTool runs one call and turns every failure into a message the model
-// can act on. It returns when the tool returns, or when its timeout or the
-// run's cancellation fires (a tool that ignores its context is abandoned).
-func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
-	start := time.Now()
-	out := toolOutcome{i: i}
-	finish := func(content string, kind ToolErrorKind) toolOutcome {
-		out.content, out.kind, out.dur = content, kind, time.Since(start)
-		return out
-	}
+// invocation is a checked call, ready to run on a worker.
+type invocation struct {
+	call    func(ctx context.Context) (string, error)
+	timeout time.Duration
+}
+
+// check resolves and validates a call on the run goroutine, before any
+// worker starts: unknown tool, malformed JSON, schema violation. It returns
+// the invocation, or an error message for the model and its kind.
+func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	t, ok := r.tools[c.Name]
 	if !ok {
 		names := make([]string, 0, len(r.tools))
@@ -182,7 +206,7 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 		if len(names) > 0 {
 			msg += " Available tools: " + strings.Join(names, ", ") + "."
 		}
-		return finish(msg, ToolUnknown)
+		return invocation{}, msg, ToolUnknown
 	}
 	args := c.Arguments
 	if len(strings.TrimSpace(string(args))) == 0 {
@@ -191,12 +215,45 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 	if !json.Valid(args) {
 		var v any
 		err := json.Unmarshal(args, &v)
-		return finish(fmt.Sprintf("Error: the arguments are not valid JSON (%v). Call %s again with a JSON object.", err, c.Name), ToolInvalidJSON)
+		return invocation{}, fmt.Sprintf("Error: the arguments are not valid JSON (%v). Call %s again with a JSON object.", err, c.Name), ToolInvalidJSON
 	}
-	timeout := toolPolicy(t).Timeout
-	if timeout <= 0 {
-		timeout = r.rt.toolTimeout
+	inv := invocation{timeout: toolPolicy(t).Timeout}
+	if inv.timeout <= 0 {
+		inv.timeout = r.rt.toolTimeout
 	}
+	if ft, ok := t.(*FuncTool); ok {
+		// Validate here, where the stack is already grown: the validator
+		// recurses deeply, which is costly on a fresh worker goroutine.
+		if err := ft.validate(args); err != nil {
+			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
+		}
+		inv.call = func(ctx context.Context) (string, error) { return ft.call(ctx, args) }
+	} else {
+		inv.call = func(ctx context.Context) (string, error) { return t.Call(ctx, args) }
+	}
+	return inv, "", ""
+}
+
+func invalidArgs(tool string, err error) string {
+	var te *ToolError
+	if errors.As(err, &te) {
+		err = te.Err
+	}
+	return fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", tool, err)
+}
+
+// callTool runs one checked call on a worker and turns every failure into a
+// message the model can act on. It returns when the tool returns, or when
+// its timeout or the run's cancellation fires (a tool that ignores its
+// context is abandoned after toolGrace).
+func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
+	start := time.Now()
+	out := toolOutcome{i: i}
+	finish := func(content string, kind ToolErrorKind) toolOutcome {
+		out.content, out.kind, out.dur = content, kind, time.Since(start)
+		return out
+	}
+	timeout := inv.timeout
 	ctx, cancel := r.ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(r.ctx, timeout)
@@ -215,7 +272,7 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
 			}
 		}()
-		s, err := t.Call(ctx, args)
+		s, err := inv.call(ctx)
 		ch <- ret{s, err}
 	}()
 	var res ret
@@ -244,7 +301,7 @@ func (r *run) callTool(c ToolCallPart, i int) toolOutcome {
 		case ToolPanicked:
 			return finish(fmt.Sprintf("Error: the tool crashed (%v).", te.Err), ToolPanicked)
 		case ToolInvalidArgs, ToolInvalidJSON:
-			return finish(fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", c.Name, te.Err), te.Kind)
+			return finish(invalidArgs(c.Name, te), te.Kind)
 		}
 		return finish("Error: "+te.Err.Error(), te.Kind)
 	}

@@ -1,0 +1,55 @@
+package runlet_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+// benchAgent scripts a two-call tool run: one tool call, then the answer.
+func benchAgent(chunk int) *runlet.Agent {
+	call := runlettest.ToolCallReply(runlettest.Call("c1", "get_weather", `{"city":"Shanghai"}`))
+	answer := runlettest.TextReply("It is sunny in Shanghai today, with a light breeze from the east.")
+	model := runlettest.NewModel()
+	model.ChunkSize = chunk
+	n := 0
+	model.Func = func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
+		n++
+		if n%2 == 1 {
+			return call
+		}
+		return answer
+	}
+	return &runlet.Agent{Name: "bench", Instructions: "Be brief.", Model: model, Tools: []runlet.Tool{weatherTool()}}
+}
+
+// BenchmarkRunToolLoop measures the runtime's own cost for a two-call tool
+// run (the fake model does almost nothing): report per run; per turn is half.
+func BenchmarkRunToolLoop(b *testing.B) {
+	rt := runlet.NewRuntime()
+	agent := benchAgent(0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rt.Run(ctx, agent, "Weather in Shanghai?"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStreamToolLoop is the same run streamed, the answer in 4-rune deltas.
+func BenchmarkStreamToolLoop(b *testing.B) {
+	rt := runlet.NewRuntime()
+	agent := benchAgent(4)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, err := range rt.Stream(ctx, agent, "Weather in Shanghai?") {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+// Package runlet is a small, provider-neutral agent runtime: it owns the loop
+// around model calls — streaming, tool execution, context preparation,
+// events, hooks and state — behind one stable boundary, with providers as
+// adapters (see providers/openai and providers/anthropic).
+//
+// It is not a hosted platform, a web framework, a graph workflow engine or a
+// memory framework. It is the engine you embed.
+//
+// # Running an agent
+//
+// An Agent is plain data; a Runtime runs agents and is safe for concurrent
+// runs:
+//
+//	agent := &runlet.Agent{
+//		Name:         "assistant",
+//		Instructions: "Be concise.",
+//		Model:        openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini"}),
+//		Tools:        []runlet.Tool{weather},
+//	}
+//	rt := runlet.NewRuntime()
+//	res, err := rt.Run(ctx, agent, "Weather in Shanghai?")
+//
+// Runtime.Stream runs the same state machine and yields typed events as they
+// happen (text deltas, tool calls, results, a terminal event). Runtime.Run is
+// Stream drained, calling the model without streaming.
+//
+// # The loop
+//
+// Idle → Thinking (model call) → Acting (tools) → Observing (results
+// appended) → Thinking … → Finished | Interrupted | Failed. A turn is final
+// when the model's response has no tool calls. Tool calls of one turn run
+// concurrently (bounded by WithToolConcurrency) and their results are
+// appended in the model's order. An unknown tool, malformed or invalid
+// arguments, a returned error, a panic or a timeout each become an is-error
+// tool result the model can act on; the run goes on.
+//
+// Every run ends with exactly one terminal event: *RunFinished,
+// *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a
+// usage limit, a hook, context overflow) returns a *PolicyError naming it.
+//
+// # Extending
+//
+// Hooks (a struct of optional funcs) change behaviour: edit requests,
+// short-circuit or deny tool calls, ask for human approval. Observers only
+// watch. Preparers shape the context before every model call (KeepLastTurns,
+// TokenBudget, Summarizer). Stores keep session history, session key-value
+// state and checkpoints of interrupted runs; MemoryStore is built in,
+// store/sqlite and store/postgres are durable.
+//
+// # Writing a provider
+//
+// A provider implements Model: Generate and Stream. Stream yields
+// StreamEvent deltas and ends with one StreamDone event carrying the
+// assembled *ModelResponse; Accumulator does the assembling, and
+// StreamFromGenerate/GenerateFromStream derive one method from the other.
+// Failures are *ProviderError values. runlettest has a scripted fake Model
+// and fake wire servers for tests.
+package runlet
