@@ -31,6 +31,7 @@ type run struct {
 	resume   *Checkpoint
 	decided  []Decision
 	approved map[string]bool // calls a human approved on resume
+	rejected map[string]bool // calls a human rejected on resume
 
 	seq   int64
 	state State
@@ -587,7 +588,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		byID[d.CallID] = d
 	}
 	known := make([]ToolResultPart, len(calls)) // zero CallID: not known yet
-	r.approved = make(map[string]bool)
+	r.approved, r.rejected = make(map[string]bool), make(map[string]bool)
 	for i, c := range calls {
 		for _, res := range cp.Results {
 			if res.CallID == c.ID {
@@ -601,6 +602,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 					reason = "rejected by a human"
 				}
 				known[i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: "Error: call rejected: " + reason, IsError: true}
+				r.rejected[c.ID] = true
 			} else {
 				if len(d.Arguments) > 0 {
 					calls[i].Arguments = d.Arguments

@@ -33,6 +33,10 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		c := &calls[i]
 		if known != nil && known[i].CallID != "" {
 			results[i] = known[i]
+			if r.rejected[c.ID] && r.watched {
+				r.emit(&ToolStarted{Call: *c})
+				r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: ToolDenied})
+			}
 			continue
 		}
 		res, kind, verdict, err := r.beforeTool(c)
