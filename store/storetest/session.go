@@ -54,8 +54,8 @@ func partCases() []partCase {
 			Name: "search",
 			// Key order, number spellings and \u escapes must survive as written.
 			Arguments: json.RawMessage(`{"z":1,"a":[1.50,-0,1e3,{"k":null,"t":true}],"城市":"上海","esc":"\u00e9\n\"q\"","deep":{"x":{"y":{"z":["😀",{"":""}]}}},"html":"<a href='x'>&</a>"}`),
-			ItemID:   "fc_67ab",
-			Provider: "openai.responses",
+			ItemID:    "fc_67ab",
+			Provider:  "openai.responses",
 		}}}},
 		{"ToolCallSpacedArguments", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
 			ID: "call_sp", Name: "f", Arguments: json.RawMessage("{\n  \"a\": [1, 2],\n  \"b\": \"x y\"\n}"),
@@ -389,7 +389,7 @@ func testLargeMessage(t *testing.T, s runlet.Store) {
 	sid := uid(t, "s")
 	big := runlet.Message{Role: runlet.RoleUser, Parts: []runlet.Part{
 		runlet.TextPart{Text: strings.Repeat("All work and no play makes Jack a dull boy. 多语言 ", 40_000)}, // ~2.2 MB
-		runlet.ImagePart{MediaType: "image/png", Data: binary(3 << 20)},                                 // 3 MiB (4 MiB as base64)
+		runlet.ImagePart{MediaType: "image/png", Data: binary(3 << 20)},                                   // 3 MiB (4 MiB as base64)
 		runlet.ToolResultPart{CallID: "c", Content: strings.Repeat(`{"row":[1,2,3]},`, 20_000)},
 	}}
 	msgs := []runlet.Message{runlet.UserText("before"), big, runlet.AssistantText("after")}

@@ -24,3 +24,9 @@ func TestSharedMemoryStore(t *testing.T) {
 func BenchmarkMemoryStore(b *testing.B) {
 	storetest.Benchmark(b, func(b *testing.B) runlet.Store { return runlet.NewMemoryStore() })
 }
+
+func TestAlternateMemoryStore(t *testing.T) {
+	// Alternating over one store is that store.
+	s := runlet.NewMemoryStore()
+	storetest.Run(t, func(t *testing.T) runlet.Store { return storetest.Alternate(s, s) })
+}

@@ -1,0 +1,262 @@
+package sqlite_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/sqlite"
+)
+
+// The crash test re-executes this test binary as a child process that writes
+// turns and checkpoints in a loop, kills it with SIGKILL at a random moment,
+// and checks what a restarted application would find in the file.
+
+const (
+	crashEnv       = "RUNLET_SQLITE_CRASH_CHILD" // database path for the child
+	crashSession   = "crash-session"
+	crashRun       = "crash-run"
+	crashTurnSize  = 4 // an assistant message with 3 tool calls, then 3 tool results
+	crashChildLife = 30 * time.Second
+)
+
+// crashHelper runs the child's write loop when this binary was started as
+// the crash test's child; it never returns then. Otherwise it returns false.
+func crashHelper() bool {
+	path := os.Getenv(crashEnv)
+	if path == "" {
+		return false
+	}
+	if err := crashChild(path); err != nil {
+		fmt.Fprintln(os.Stderr, "crash child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+	return true
+}
+
+// crashTurn returns turn n: the assistant's tool calls and their results,
+// with payloads of random size so that kills land inside multi-page writes.
+func crashTurn(n int, r *rand.Rand) []runlet.Message {
+	call := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+		runlet.ReasoningPart{Text: fmt.Sprintf("turn %d: three lookups", n), Signature: "sig", Provider: "anthropic"},
+	}}
+	turn := []runlet.Message{call}
+	for c := range crashTurnSize - 1 {
+		id := fmt.Sprintf("call_%d_%d", n, c)
+		payload := strings.Repeat("x", r.IntN(64<<10))
+		call.Parts = append(call.Parts, runlet.ToolCallPart{ID: id, Name: "lookup", Arguments: json.RawMessage(fmt.Sprintf(`{"turn":%d,"call":%d}`, n, c))})
+		turn = append(turn, runlet.Message{Role: runlet.RoleTool, Parts: []runlet.Part{
+			runlet.ToolResultPart{CallID: id, Name: "lookup", Content: payload},
+		}})
+	}
+	turn[0] = call
+	return turn
+}
+
+// crashChild appends turns, saving a checkpoint and a state counter after
+// each, until it is killed (or, as a safety net, after crashChildLife). It
+// prints "ready" once the store is open.
+func crashChild(path string) error {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	// The state counter trails the session by at most one turn (a kill
+	// between the append and the counter update); the append's own check
+	// tells which.
+	n := 0
+	if v, err := s.GetState(ctx, crashSession, "turns"); err == nil {
+		n, _ = strconv.Atoi(string(v))
+	} else if !errors.Is(err, runlet.ErrNotFound) {
+		return err
+	}
+	fmt.Println("ready")
+	r := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
+	deadline := time.Now().Add(crashChildLife)
+	for retried := false; time.Now().Before(deadline); n++ {
+		turn := crashTurn(n, r)
+		err := s.AppendSession(ctx, crashSession, n*crashTurnSize, turn)
+		if errors.Is(err, runlet.ErrConflict) && !retried {
+			retried = true // the counter lagged: turn n is stored already
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cp := &runlet.Checkpoint{
+			RunID: crashRun, SessionID: crashSession, Turn: n + 1,
+			HistoryLen: n * crashTurnSize, Messages: turn,
+			Pending: turn[0].ToolCalls(), CreatedAt: time.Now(),
+		}
+		if err := s.SaveCheckpoint(ctx, cp); err != nil {
+			return err
+		}
+		if err := s.SetState(ctx, crashSession, "turns", []byte(strconv.Itoa(n+1))); err != nil {
+			return err
+		}
+	}
+	return s.Close()
+}
+
+func TestCrashLeavesCompleteTurns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills child processes")
+	}
+	path := filepath.Join(t.TempDir(), "crash.db")
+	const iterations = 10
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	prev, progressed := 0, 0
+	for i := range iterations {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashEnv+"="+path)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ready := make(chan struct{})
+		go func() {
+			// Signal "ready", then drain the pipe until the child dies.
+			line, _ := bufio.NewReader(stdout).ReadString('\n')
+			if line == "ready\n" {
+				close(ready)
+			}
+			io.Copy(io.Discard, stdout)
+		}()
+		// Every third kill lands in process start-up or Open (migrations,
+		// on the first run); the others in the write loop.
+		var delay time.Duration
+		if i%3 == 0 {
+			delay = time.Duration(r.IntN(60)) * time.Millisecond
+		} else {
+			select {
+			case <-ready:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("child not ready after 10s:\n%s", stderr.String())
+			}
+			delay = time.Duration(r.IntN(300)) * time.Millisecond
+		}
+		time.Sleep(delay)
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if strings.Contains(stderr.String(), "crash child:") {
+			t.Fatalf("child failed before it was killed:\n%s", stderr.String())
+		}
+		turns := checkCrashedFile(t, path)
+		t.Logf("run %d: killed %v after %s, %d complete turns", i, delay, map[bool]string{true: "start", false: "ready"}[i%3 == 0], turns)
+		if turns < prev {
+			t.Fatalf("turns went from %d to %d: committed turns were lost", prev, turns)
+		}
+		if turns > prev {
+			progressed++
+		}
+		prev = turns
+	}
+	if progressed < 2 {
+		t.Fatalf("the child committed turns in only %d of %d runs; the test proved little", progressed, iterations)
+	}
+}
+
+// checkCrashedFile checks the file a killed child left: an intact database
+// with whole turns and a checkpoint that matches them. It returns the number
+// of turns.
+func checkCrashedFile(t *testing.T, path string) int {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return 0 // killed before the file was created
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if check != "ok" {
+		t.Fatalf("integrity_check: %s", check)
+	}
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopening after a crash: %v", err)
+	}
+	defer s.Close()
+	msgs, err := s.LoadSession(ctx, crashSession)
+	if err != nil {
+		t.Fatalf("loading the session after a crash: %v", err)
+	}
+	if len(msgs)%crashTurnSize != 0 {
+		t.Fatalf("%d messages: not a whole number of %d-message turns", len(msgs), crashTurnSize)
+	}
+	turns := len(msgs) / crashTurnSize
+	for n := range turns {
+		turn := msgs[n*crashTurnSize : (n+1)*crashTurnSize]
+		calls := turn[0].ToolCalls()
+		if turn[0].Role != runlet.RoleAssistant || len(calls) != crashTurnSize-1 {
+			t.Fatalf("turn %d starts with %s message with %d tool calls", n, turn[0].Role, len(calls))
+		}
+		for c, call := range calls {
+			res, ok := turn[c+1].Parts[0].(runlet.ToolResultPart)
+			if !ok || res.CallID != call.ID || call.ID != fmt.Sprintf("call_%d_%d", n, c) {
+				t.Fatalf("turn %d: tool call %q has no matching result (got %#v)", n, call.ID, turn[c+1].Parts[0])
+			}
+		}
+	}
+
+	cp, err := s.LoadCheckpoint(ctx, crashRun)
+	if turns == 0 {
+		if err == nil && cp.Turn > 1 {
+			t.Fatalf("checkpoint of turn %d without any turn stored", cp.Turn)
+		}
+		return 0
+	}
+	if err != nil {
+		t.Fatalf("loading the checkpoint after a crash (%d turns stored): %v", turns, err)
+	}
+	// The checkpoint is saved right after its turn: it is the last turn's
+	// or, killed in between, the one before.
+	if cp.Turn != turns && cp.Turn != turns-1 {
+		t.Fatalf("checkpoint of turn %d with %d turns stored", cp.Turn, turns)
+	}
+	if cp.Turn == turns {
+		last := msgs[len(msgs)-crashTurnSize:]
+		if len(cp.Messages) != crashTurnSize || cp.Messages[0].ToolCalls()[0].ID != last[0].ToolCalls()[0].ID ||
+			cp.Messages[3].Parts[0].(runlet.ToolResultPart).Content != last[3].Parts[0].(runlet.ToolResultPart).Content {
+			t.Fatal("the latest checkpoint does not hold the latest turn")
+		}
+	}
+	if v, err := s.GetState(ctx, crashSession, "turns"); err == nil {
+		if n, _ := strconv.Atoi(string(v)); n > cp.Turn || n < cp.Turn-1 {
+			t.Fatalf("state says %d turns, checkpoint %d", n, cp.Turn)
+		}
+	} else if !errors.Is(err, runlet.ErrNotFound) || turns > 1 {
+		t.Fatalf("state after a crash: %v", err)
+	}
+	return turns
+}
