@@ -28,7 +28,7 @@ type run struct {
 
 	input    string
 	cfg      runConfig
-	resume   *Checkpoint
+	resuming bool
 	decided  []Decision
 	approved map[string]bool // calls a human approved on resume
 	rejected map[string]bool // calls a human rejected on resume
@@ -64,7 +64,7 @@ func (rt *Runtime) newRun(ctx context.Context, agent *Agent, input string, opts 
 func (rt *Runtime) resumeRun(ctx context.Context, agent *Agent, runID string, decisions []Decision, yield func(Event, error) bool) *run {
 	r := &run{rt: rt, agent: agent, ctx: ctx, yield: yield, decided: decisions}
 	r.cfg.runID = runID
-	r.resume = &Checkpoint{RunID: runID} // loaded in start
+	r.resuming = true
 	return r
 }
 
@@ -87,11 +87,10 @@ func (r *run) start() {
 	r.cancel = cancel
 	r.info = &RunInfo{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Agent: r.agent.Name, state: r.rt.state}
 	r.ctx = context.WithValue(ctx, runInfoKey{}, r.info)
-	r.setup()
 
 	var calls []ToolCallPart
 	var results []ToolResultPart
-	if r.resume != nil {
+	if r.resuming {
 		var ok bool
 		if calls, results, ok = r.startResume(); !ok {
 			return
@@ -120,7 +119,10 @@ func (r *run) start() {
 
 func (r *run) setup() {
 	a := r.agent
-	r.maxTurns = cmp(a.MaxTurns, r.rt.maxTurns)
+	r.maxTurns = r.rt.maxTurns
+	if a.MaxTurns > 0 {
+		r.maxTurns = a.MaxTurns
+	}
 	r.limits = r.rt.limits
 	if r.cfg.limits != nil {
 		r.limits = *r.cfg.limits
@@ -144,14 +146,8 @@ func (r *run) setup() {
 	}
 }
 
-func cmp(first, fallback int) int {
-	if first > 0 {
-		return first
-	}
-	return fallback
-}
-
 func (r *run) startFresh() bool {
+	r.setup()
 	if r.cfg.sessionID != "" {
 		hist, err := r.rt.sessions.LoadSession(r.ctx, r.cfg.sessionID)
 		if err != nil {
@@ -509,14 +505,15 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 		SessionID:  r.cfg.sessionID,
 		Agent:      r.agent.Name,
 		Turn:       r.info.Turn,
-		HistoryLen: r.sessionLen + r.committed,
-		Messages:   slices.Clone(r.added[r.committed:]),
+		HistoryLen: r.sessionLen,
+		Committed:  r.committed,
+		Messages:   slices.Clone(r.added),
 		Usage:      r.usage,
 		Options:    r.cfg.options,
 		CreatedAt:  time.Now().UTC(),
 	}
 	if r.cfg.sessionID == "" {
-		cp.History = append(slices.Clone(r.history), r.added[:r.committed]...)
+		cp.History = r.history
 	}
 	isPending := make(map[int]bool, len(pending))
 	for _, i := range pending {
@@ -571,11 +568,12 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 			r.fail(fmt.Errorf("runlet: loading session %q: %w", cp.SessionID, err), "")
 			return nil, nil, false
 		}
-		if len(hist) != cp.HistoryLen {
+		if len(hist) != cp.HistoryLen+cp.Committed {
 			r.fail(fmt.Errorf("runlet: session %q changed while run %q was interrupted: %w", cp.SessionID, cp.RunID, ErrConflict), "")
 			return nil, nil, false
 		}
-		r.history = hist
+		r.history = hist[:cp.HistoryLen]
+		r.committed = cp.Committed
 	}
 	r.added = cp.Messages
 	r.usage = cp.Usage

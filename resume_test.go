@@ -210,3 +210,42 @@ func TestHookRequestsApproval(t *testing.T) {
 		t.Fatalf("finished %+v", fin.Result)
 	}
 }
+
+func TestResumeAfterCommittedTurnsInSession(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	var deleted []string
+	var mu sync.Mutex
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("w", "get_weather", `{"city":"Rome"}`)),
+		runlettest.ToolCallReply(runlettest.Call("d", "delete_file", `{"path":"/x"}`)),
+		runlettest.TextReply("Done."),
+	)
+	agent := approvalAgent(model, &deleted, &mu)
+	ctx := context.Background()
+	// An earlier exchange in the session.
+	if err := store.AppendSession(ctx, "s", 0, []runlet.Message{runlet.UserText("hi"), runlet.AssistantText("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(ctx, agent, "go", runlet.WithSession("s"))
+	if err != nil || res.Status != runlet.StatusInterrupted {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	if hist, _ := store.LoadSession(ctx, "s"); len(hist) != 5 { // 2 earlier + input, call, result
+		t.Fatalf("session before resume: %d messages", len(hist))
+	}
+	res, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(ctx, agent, res.RunID, runlet.Approve("d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Messages) != 6 || res.Messages[0].Text() != "go" || res.Turns != 3 {
+		t.Fatalf("resumed result has %d messages, %d turns", len(res.Messages), res.Turns)
+	}
+	hist, _ := store.LoadSession(ctx, "s")
+	if len(hist) != 8 || hist[7].Text() != "Done." {
+		t.Fatalf("session after resume: %d messages", len(hist))
+	}
+	// The last model call saw the whole conversation.
+	if got := len(model.Requests()[2].Messages); got != 7 {
+		t.Fatalf("last request had %d messages", got)
+	}
+}

@@ -63,8 +63,10 @@ type Checkpoint struct {
 	History    []Message `json:"history,omitempty"`
 	HistoryLen int       `json:"history_len"`
 	// Messages are what the run added, ending with the assistant message
-	// whose tool calls wait for a decision.
-	Messages []Message `json:"messages"`
+	// whose tool calls wait for a decision; the first Committed of them are
+	// already in the session store.
+	Messages  []Message `json:"messages"`
+	Committed int       `json:"committed,omitempty"`
 	// Results are the finished results of that turn's calls that needed no
 	// decision; Pending are the calls waiting for one.
 	Results   []ToolResultPart `json:"results,omitempty"`
