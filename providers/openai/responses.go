@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"mime"
+	"net/http"
+
+	"github.com/runlet/runlet"
+)
+
+// Responses is a runlet.Model for the OpenAI Responses API
+// (POST {BaseURL}/responses), the API OpenAI steers new work to, with
+// first-class reasoning items. It is safe for concurrent use.
+//
+// # Conversation state
+//
+// By default the adapter is stateless: every call sends the full history,
+// with "store": false, so OpenAI keeps nothing between calls. Reasoning
+// items of earlier turns travel on runlet.ReasoningPart (ID, summary text,
+// encrypted content) and are sent back as reasoning input items, so a
+// reasoning model keeps its chain of thought across tool calls. For that the
+// adapter asks for "include": ["reasoning.encrypted_content"] whenever store
+// is false and the request has a "reasoning" option (any value, even an
+// empty object; set "include" yourself for a reasoning model used without
+// one). Only reasoning produced by this adapter's provider (Config.Name) is
+// sent back; foreign reasoning is dropped.
+//
+// The API accepts a reasoning item only together with the output item that
+// followed it. Runlet keeps the function_call item ID on ToolCallPart.ItemID,
+// but a text part has no item ID, so a reasoning item is sent back only when
+// the next part of the same assistant message is a function call of this
+// provider (the case that matters: reasoning kept across a tool call).
+// Other reasoning items, and reasoning without encrypted content while store
+// is false, are dropped, and the function calls after them go without their
+// item ID, which keeps the request valid.
+//
+// # Chaining with previous_response_id
+//
+// The "previous_response_id" option switches to server-side state instead:
+// the request names the response that produced the last assistant message of
+// the history, and only the messages after that assistant message (tool
+// results, a new user message) are sent as input. Store then defaults to true,
+// so the new response can be chained in turn. The value "auto" makes the
+// adapter remember the response that produced each function call and
+// reasoning item it returned, and chain automatically when the last
+// assistant message of the history holds one of them (the tool loop of a run);
+// otherwise, as after a text-only answer, it sends the full history.
+//
+// Trade-offs of chaining: requests are smaller and reasoning stays on the
+// server without encrypted content, but OpenAI must store every response
+// (not possible under zero data retention; stored responses expire), the
+// server's copy of the conversation wins over the local history (a
+// runlet.Preparer that trims or summarises history no longer shortens what
+// the model sees; use "truncation": "auto" instead), earlier input is still
+// billed as input tokens, and the chain cannot move to another provider,
+// API key or organisation. Instructions are sent with every request, as the
+// API does not carry them over.
+//
+// # Request options
+//
+// ModelRequest.Options keys the adapter interprets:
+//
+//   - "model" (string): the model for this request, overriding Config.Model.
+//   - "store" (bool): let OpenAI store the response; default false (true when
+//     chaining).
+//   - "previous_response_id" (string): a response ID to chain from, or "auto";
+//     see above.
+//   - "include" ([]string): extra output data; "reasoning.encrypted_content"
+//     is added when store is false and "reasoning" is set.
+//   - "strict" (bool): send function tools with strict schema adherence
+//     (every property required, additionalProperties false); default false.
+//   - "reasoning" (object): {"effort": "low"|..., "summary": "auto"|"concise"|"detailed"}.
+//   - "text" (object): merged into the text parameter, such as
+//     {"verbosity": "low"}; ModelRequest.OutputSchema fills text.format unless
+//     the option sets it.
+//
+// The other documented keys of the API, such as "truncation",
+// "service_tier", "metadata", "parallel_tool_calls", "max_tool_calls",
+// "prompt_cache_key", "safety_identifier" or "user", and any key the API adds
+// later, are copied into the request body as given, replacing what the
+// adapter generated for the same key; a nil value removes the key. "stream"
+// and "input" are the adapter's and cannot be set.
+//
+// # Settings
+//
+// Temperature, TopP and MaxOutputTokens map to "temperature", "top_p" and
+// "max_output_tokens". The Responses API has no stop sequences: StopSequences
+// is ignored (sending "stop" would be rejected).
+//
+// # Output
+//
+// A response becomes one assistant message: output_text (and refusal text)
+// as TextPart, function_call items as ToolCallPart (ID is the call_id, ItemID
+// the item ID), reasoning items as ReasoningPart (Text is the summary text,
+// parts joined by a blank line, or the raw reasoning text when there is no
+// summary; Encrypted is encrypted_content; ID the item ID). Items of other
+// types (built-in tools) are not translated. The finish reason is
+// tool_calls when there are function calls, length or content_filter for an
+// incomplete response, refusal for a refusal, and stop otherwise. A failed
+// response, an "error" event, or a stream that ends before its terminal event
+// is a *runlet.ProviderError (the last wraps runlet.ErrStreamIncomplete).
+type Responses struct {
+	r     resolved
+	url   string
+	chain respChain
+}
+
+// NewResponses returns a Responses API adapter. Connection settings (API key,
+// base URL, model, HTTP client, retries) come from cfg; see Config.
+func NewResponses(cfg Config) *Responses {
+	r := cfg.resolve()
+	return &Responses{r: r, url: r.baseURL + "/responses"}
+}
+
+var _ runlet.Model = (*Responses)(nil)
+
+// Generate sends one non-streaming request and returns the whole response.
+func (m *Responses) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
+	b, err := m.buildRequest(req, false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := m.r.client.Post(ctx, m.url, b.body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var wire respResponse
+	if err := json.NewDecoder(resp.Body).Decode(&wire); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, m.providerError(resp, "decoding response", err)
+	}
+	out, err := m.convertResponse(&wire)
+	if err != nil {
+		return nil, err
+	}
+	m.remember(b, out)
+	return out, nil
+}
+
+// Stream sends one streaming request and yields text, reasoning and
+// tool-call deltas as they arrive, then a StreamDone event with the assembled
+// response. Breaking out of the loop closes the connection.
+func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+	return func(yield func(runlet.StreamEvent, error) bool) {
+		b, err := m.buildRequest(req, true)
+		if err != nil {
+			yield(runlet.StreamEvent{}, err)
+			return
+		}
+		resp, err := m.r.client.Post(ctx, m.url, b.body)
+		if err != nil {
+			yield(runlet.StreamEvent{}, err)
+			return
+		}
+		defer resp.Body.Close()
+
+		if isJSON(resp.Header.Get("Content-Type")) {
+			// A server that ignored "stream": true and answered in one piece.
+			var wire respResponse
+			if err := json.NewDecoder(resp.Body).Decode(&wire); err != nil {
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				} else {
+					err = m.providerError(resp, "decoding response", err)
+				}
+				yield(runlet.StreamEvent{}, err)
+				return
+			}
+			out, err := m.convertResponse(&wire)
+			if err != nil {
+				yield(runlet.StreamEvent{}, err)
+				return
+			}
+			m.remember(b, out)
+			for ev, err := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+				if !yield(ev, err) {
+					return
+				}
+			}
+			return
+		}
+
+		d := newRespDecoder(m.r.name, resp.Body)
+		d.requestID = resp.Header.Get("X-Request-Id")
+		for {
+			ev, err := d.next()
+			if err != nil {
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				yield(runlet.StreamEvent{}, err)
+				return
+			}
+			if ev.Kind == runlet.StreamDone {
+				m.remember(b, ev.Response)
+			}
+			if !yield(ev, nil) || ev.Kind == runlet.StreamDone {
+				return
+			}
+		}
+	}
+}
+
+// convertResponse turns a non-streamed response body into a ModelResponse.
+func (m *Responses) convertResponse(w *respResponse) (*runlet.ModelResponse, error) {
+	if w.Status == "failed" {
+		return nil, respFailedError(m.r.name, w.Error, "")
+	}
+	a := respAssembler{provider: m.r.name, quiet: true}
+	for i, raw := range w.Output {
+		if err := respDecodeItem(raw, &a.item); err != nil {
+			return nil, m.invalidResponse(err)
+		}
+		a.addFinal(i, &a.item)
+	}
+	return a.response(w), nil
+}
+
+func (m *Responses) invalidResponse(err error) *runlet.ProviderError {
+	return &runlet.ProviderError{Provider: m.r.name, Message: "malformed response output item", Err: err}
+}
+
+func (m *Responses) providerError(resp *http.Response, msg string, err error) *runlet.ProviderError {
+	return &runlet.ProviderError{
+		Provider:   m.r.name,
+		StatusCode: resp.StatusCode,
+		Message:    msg,
+		RequestID:  resp.Header.Get("X-Request-Id"),
+		Err:        err,
+	}
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}

@@ -1,0 +1,622 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/sse"
+)
+
+// Wire types of a Responses response: the response object (the body of a
+// non-streamed call, and the "response" of created/completed/... events)
+// and its output items. Only what the adapter reads is modelled.
+type respResponse struct {
+	ID                string            `json:"id"`
+	Model             string            `json:"model"`
+	Status            string            `json:"status"`
+	Output            []json.RawMessage `json:"output"`
+	Usage             *respUsage        `json:"usage"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+	Error *respErrorBody `json:"error"`
+}
+
+type respUsage struct {
+	InputTokens        int `json:"input_tokens"`
+	OutputTokens       int `json:"output_tokens"`
+	TotalTokens        int `json:"total_tokens"`
+	InputTokensDetails struct {
+		CachedTokens     int `json:"cached_tokens"`
+		CacheWriteTokens int `json:"cache_write_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+// respErrorBody is the error of a failed response or of an "error" event.
+type respErrorBody struct {
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+// respOutItem is one output item. Fields are set according to Type.
+type respOutItem struct {
+	Type             string        `json:"type"`
+	ID               string        `json:"id"`
+	Content          []respOutPart `json:"content"`           // message, reasoning (raw text)
+	Summary          []respOutPart `json:"summary"`           // reasoning
+	EncryptedContent string        `json:"encrypted_content"` // reasoning
+	CallID           string        `json:"call_id"`           // function_call
+	Name             string        `json:"name"`              // function_call
+	Arguments        string        `json:"arguments"`         // function_call
+}
+
+type respOutPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+// Output item types the adapter translates.
+const (
+	respItemMessage      = "message"
+	respItemFunctionCall = "function_call"
+	respItemReasoning    = "reasoning"
+)
+
+// respDecodeItem decodes an output item. Items of types the adapter does not
+// translate may have any shape; they decode to their type alone.
+func respDecodeItem(raw []byte, it *respOutItem) error {
+	*it = respOutItem{}
+	err := json.Unmarshal(raw, it)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		switch it.Type {
+		case respItemMessage, respItemFunctionCall, respItemReasoning:
+		default:
+			*it = respOutItem{Type: it.Type, ID: it.ID}
+			if it.Type == "" {
+				it.Type = "unknown"
+			}
+			return nil
+		}
+	}
+	return err
+}
+
+// respFinalText returns what an item contributes to its part: the message
+// text (refusals included), the call arguments, or the reasoning text
+// (summary parts joined by a blank line, else the raw reasoning text).
+func respFinalText(it *respOutItem) (text string, refusal bool) {
+	switch it.Type {
+	case respItemMessage:
+		if len(it.Content) == 1 {
+			c := &it.Content[0]
+			return c.Text + c.Refusal, c.Type == "refusal"
+		}
+		var b strings.Builder
+		for i := range it.Content {
+			c := &it.Content[i]
+			b.WriteString(c.Text)
+			b.WriteString(c.Refusal)
+			refusal = refusal || c.Type == "refusal"
+		}
+		return b.String(), refusal
+	case respItemFunctionCall:
+		return it.Arguments, false
+	case respItemReasoning:
+		parts := it.Summary
+		if len(parts) == 0 {
+			parts = it.Content
+		}
+		if len(parts) == 1 {
+			return parts[0].Text, false
+		}
+		var b strings.Builder
+		for i := range parts {
+			if i > 0 {
+				b.WriteString(respReasoningSep)
+			}
+			b.WriteString(parts[i].Text)
+		}
+		return b.String(), false
+	}
+	return "", false
+}
+
+// respReasoningSep separates the summary parts of one reasoning item.
+const respReasoningSep = "\n\n"
+
+// respItem is the state of one output item while it is assembled.
+type respItem struct {
+	index     int    // output_index
+	typ       string // output item type
+	id        string
+	text      strings.Builder // message text, call arguments or reasoning text, as emitted
+	sub       int             // summary or content index of the last reasoning delta
+	callID    string
+	name      string
+	call      int  // tool-call index within the response
+	announced bool // a tool-call delta with ID and name was emitted
+	encrypted string
+	refusal   bool
+	done      bool // the final item was seen; text is final
+}
+
+// respAssembler builds a ModelResponse from output items, complete ones
+// (non-streamed responses) or streamed ones, and collects the stream events
+// the streamed ones produce.
+type respAssembler struct {
+	provider string
+	items    []*respItem
+	last     *respItem // the item the last delta went to
+	calls    int
+	events   []runlet.StreamEvent
+	quiet    bool        // collect no stream events (non-streamed response)
+	item     respOutItem // scratch
+}
+
+// find returns the item with the output index, or nil.
+func (a *respAssembler) find(index int) *respItem {
+	if a.last != nil && a.last.index == index {
+		return a.last
+	}
+	for i := len(a.items) - 1; i >= 0; i-- {
+		if a.items[i].index == index {
+			a.last = a.items[i]
+			return a.last
+		}
+	}
+	return nil
+}
+
+// get returns the item with the output index, creating one of type typ.
+func (a *respAssembler) get(index int, typ string) *respItem {
+	if it := a.find(index); it != nil {
+		return it
+	}
+	it := &respItem{index: index, typ: typ, sub: -1}
+	if typ == respItemFunctionCall {
+		it.call = a.calls
+		a.calls++
+	}
+	a.items = append(a.items, it)
+	a.last = it
+	return it
+}
+
+func (a *respAssembler) emit(ev runlet.StreamEvent) {
+	if !a.quiet {
+		a.events = append(a.events, ev)
+	}
+}
+
+// added handles response.output_item.added.
+func (a *respAssembler) added(index int, w *respOutItem) {
+	switch w.Type {
+	case respItemMessage, respItemFunctionCall, respItemReasoning:
+	default:
+		return
+	}
+	it := a.get(index, w.Type)
+	if it.typ != w.Type {
+		return
+	}
+	if w.ID != "" {
+		it.id = w.ID
+	}
+	switch w.Type {
+	case respItemFunctionCall:
+		it.callID, it.name = w.CallID, w.Name
+		it.text.WriteString(w.Arguments)
+		it.announced = true
+		a.emit(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: it.call, ID: w.CallID, Name: w.Name, Delta: w.Arguments})
+	case respItemReasoning:
+		it.encrypted = w.EncryptedContent // may be incomplete; replaced when done
+	}
+}
+
+// delta handles a text, refusal, arguments or reasoning delta.
+func (a *respAssembler) delta(index int, typ string, sub int, delta string, refusal bool) {
+	it := a.get(index, typ)
+	if it.typ != typ || it.done || delta == "" {
+		return
+	}
+	switch typ {
+	case respItemMessage:
+		it.text.WriteString(delta)
+		it.refusal = it.refusal || refusal
+		a.emit(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: delta})
+	case respItemFunctionCall:
+		it.text.WriteString(delta)
+		ev := runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: it.call, Delta: delta}
+		if !it.announced && it.callID != "" {
+			ev.ID, ev.Name, it.announced = it.callID, it.name, true
+		}
+		a.emit(ev)
+	case respItemReasoning:
+		if sub != it.sub && it.text.Len() > 0 {
+			delta = respReasoningSep + delta
+		}
+		it.sub = sub
+		it.text.WriteString(delta)
+		a.emit(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: delta})
+	}
+}
+
+// addFinal handles a complete output item: response.output_item.done, an
+// item of the final response the stream did not show, or an item of a
+// non-streamed response. What the stream has not yet shown of it is emitted.
+func (a *respAssembler) addFinal(index int, w *respOutItem) {
+	switch w.Type {
+	case respItemMessage, respItemFunctionCall, respItemReasoning:
+	default:
+		return
+	}
+	it := a.get(index, w.Type)
+	if it.typ != w.Type || it.done {
+		return
+	}
+	it.done = true
+	if w.ID != "" {
+		it.id = w.ID
+	}
+	final, refusal := respFinalText(w)
+	it.refusal = it.refusal || refusal
+	if w.Type == respItemFunctionCall {
+		if w.CallID != "" {
+			it.callID = w.CallID
+		}
+		if w.Name != "" {
+			it.name = w.Name
+		}
+	}
+	if w.Type == respItemReasoning {
+		it.encrypted = w.EncryptedContent
+	}
+	cur := it.text.String()
+	var rest string
+	if final != cur {
+		if strings.HasPrefix(final, cur) {
+			rest = final[len(cur):]
+		}
+		it.text.Reset()
+		it.text.WriteString(final)
+	}
+	switch w.Type {
+	case respItemMessage:
+		if rest != "" {
+			a.emit(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: rest})
+		}
+	case respItemReasoning:
+		if rest != "" {
+			a.emit(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: rest})
+		}
+	case respItemFunctionCall:
+		if rest != "" || !it.announced {
+			ev := runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: it.call, Delta: rest}
+			if !it.announced {
+				ev.ID, ev.Name, it.announced = it.callID, it.name, true
+			}
+			a.emit(ev)
+		}
+	}
+}
+
+// finish adds the items of the final response the stream left incomplete
+// or did not show (matched by output index).
+func (a *respAssembler) finish(w *respResponse) error {
+	for i, raw := range w.Output {
+		if it := a.find(i); it != nil && it.done {
+			continue
+		}
+		if err := respDecodeItem(raw, &a.item); err != nil {
+			return err
+		}
+		a.addFinal(i, &a.item)
+	}
+	return nil
+}
+
+// response assembles the ModelResponse.
+func (a *respAssembler) response(w *respResponse) *runlet.ModelResponse {
+	slices.SortStableFunc(a.items, func(x, y *respItem) int { return x.index - y.index })
+	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(a.items))}
+	calls, refusal := false, false
+	for _, it := range a.items {
+		switch it.typ {
+		case respItemMessage:
+			if it.text.Len() > 0 {
+				msg.Parts = append(msg.Parts, runlet.TextPart{Text: it.text.String()})
+			}
+			refusal = refusal || it.refusal
+		case respItemFunctionCall:
+			args := it.text.String()
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			msg.Parts = append(msg.Parts, runlet.ToolCallPart{
+				ID: it.callID, Name: it.name, Arguments: json.RawMessage(args),
+				ItemID: it.id, Provider: a.provider,
+			})
+			calls = true
+		case respItemReasoning:
+			if it.text.Len() == 0 && it.encrypted == "" && it.id == "" {
+				continue
+			}
+			msg.Parts = append(msg.Parts, runlet.ReasoningPart{
+				Text: it.text.String(), Encrypted: it.encrypted, ID: it.id, Provider: a.provider,
+			})
+		}
+	}
+	out := &runlet.ModelResponse{Message: msg, ID: w.ID, Model: w.Model}
+	if u := w.Usage; u != nil {
+		out.Usage = runlet.Usage{
+			InputTokens:       u.InputTokens,
+			OutputTokens:      u.OutputTokens,
+			TotalTokens:       u.TotalTokens,
+			ReasoningTokens:   u.OutputTokensDetails.ReasoningTokens,
+			CachedInputTokens: u.InputTokensDetails.CachedTokens,
+			CacheWriteTokens:  u.InputTokensDetails.CacheWriteTokens,
+		}
+		if out.Usage.TotalTokens == 0 {
+			out.Usage.TotalTokens = u.InputTokens + u.OutputTokens
+		}
+	}
+	out.Usage.Requests = 1
+	switch {
+	case w.Status == "incomplete":
+		out.FinishReason = runlet.FinishOther
+		if d := w.IncompleteDetails; d != nil {
+			switch d.Reason {
+			case "max_output_tokens":
+				out.FinishReason = runlet.FinishLength
+			case "content_filter":
+				out.FinishReason = runlet.FinishContentFilter
+			}
+		}
+	case w.Status != "" && w.Status != "completed":
+		out.FinishReason = runlet.FinishOther // cancelled, or a background response
+	case calls:
+		out.FinishReason = runlet.FinishToolCalls
+	case refusal:
+		out.FinishReason = runlet.FinishRefusal
+	default:
+		out.FinishReason = runlet.FinishStop
+	}
+	return out
+}
+
+// respEvent is one streamed event. Only what the adapter reads is modelled;
+// it is reset and reused for every event.
+type respEvent struct {
+	Type         string          `json:"type"`
+	OutputIndex  int             `json:"output_index"`
+	ContentIndex int             `json:"content_index"`
+	SummaryIndex int             `json:"summary_index"`
+	Delta        string          `json:"delta"`
+	Item         json.RawMessage `json:"item"`
+	Response     json.RawMessage `json:"response"`
+	// "error" events: the documented shape has code and message at the top
+	// level; some servers nest them in "error".
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+	Error   *respErrorBody  `json:"error"`
+}
+
+// respDecoder turns a Responses event stream into runlet stream events.
+type respDecoder struct {
+	provider  string
+	requestID string
+	r         *sse.Reader
+	ev        respEvent
+	a         respAssembler
+	head      int // next queued event in a.events
+	err       error
+}
+
+func newRespDecoder(provider string, body io.Reader) *respDecoder {
+	return &respDecoder{provider: provider, r: sse.NewReader(body), a: respAssembler{provider: provider}}
+}
+
+var respDoneSentinel = []byte("[DONE]")
+
+// next returns the next stream event. After StreamDone or an error it keeps
+// returning the error (io.EOF after StreamDone).
+func (d *respDecoder) next() (runlet.StreamEvent, error) {
+	for {
+		if d.head < len(d.a.events) {
+			ev := d.a.events[d.head]
+			d.a.events[d.head] = runlet.StreamEvent{}
+			d.head++
+			return ev, nil
+		}
+		d.a.events, d.head = d.a.events[:0], 0
+		if d.err != nil {
+			return runlet.StreamEvent{}, d.err
+		}
+		sev, err := d.r.Next()
+		if err != nil {
+			d.err = d.incomplete(err)
+			continue
+		}
+		if err := d.handle(sev.Type, sev.Data); err != nil {
+			d.err = err
+		}
+	}
+}
+
+// handle decodes one SSE event and queues what it produces.
+func (d *respDecoder) handle(sseType string, data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	if bytes.Equal(data, respDoneSentinel) {
+		// Some compatible servers end with [DONE]; the terminal event must
+		// have come first.
+		return d.incomplete(nil)
+	}
+	ev := &d.ev
+	*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
+	err := json.Unmarshal(data, ev)
+	typ := ev.Type
+	if typ == "" {
+		typ = sseType
+	}
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && !respHandled(typ) {
+			return nil // an unknown event with fields of other types
+		}
+		return d.malformed(typ, err)
+	}
+	a := &d.a
+	switch typ {
+	case "response.output_text.delta":
+		a.delta(ev.OutputIndex, respItemMessage, 0, ev.Delta, false)
+	case "response.refusal.delta":
+		a.delta(ev.OutputIndex, respItemMessage, 0, ev.Delta, true)
+	case "response.function_call_arguments.delta":
+		a.delta(ev.OutputIndex, respItemFunctionCall, 0, ev.Delta, false)
+	case "response.reasoning_summary_text.delta":
+		a.delta(ev.OutputIndex, respItemReasoning, ev.SummaryIndex, ev.Delta, false)
+	case "response.reasoning_text.delta":
+		a.delta(ev.OutputIndex, respItemReasoning, ev.ContentIndex, ev.Delta, false)
+	case "response.output_item.added", "response.output_item.done":
+		if len(ev.Item) == 0 {
+			return d.malformed(typ, errors.New("no item"))
+		}
+		if err := respDecodeItem(ev.Item, &a.item); err != nil {
+			return d.malformed(typ, err)
+		}
+		if typ == "response.output_item.added" {
+			a.added(ev.OutputIndex, &a.item)
+		} else {
+			a.addFinal(ev.OutputIndex, &a.item)
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		var w respResponse
+		if len(ev.Response) > 0 {
+			if err := json.Unmarshal(ev.Response, &w); err != nil {
+				return d.malformed(typ, err)
+			}
+		}
+		if typ == "response.failed" || w.Status == "failed" {
+			return respFailedError(d.provider, w.Error, d.requestID)
+		}
+		if w.Status == "" {
+			w.Status = strings.TrimPrefix(typ, "response.")
+		}
+		if err := a.finish(&w); err != nil {
+			return d.malformed(typ, err)
+		}
+		a.emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: a.response(&w)})
+		d.err = io.EOF
+	case "error":
+		return d.streamError(data)
+	}
+	// Everything else (created, in_progress, content parts, annotations,
+	// built-in tool progress, events added later) carries nothing to forward.
+	return nil
+}
+
+// respHandled reports whether the decoder reads the event type's fields.
+func respHandled(typ string) bool {
+	switch typ {
+	case "response.output_text.delta", "response.refusal.delta",
+		"response.function_call_arguments.delta", "response.reasoning_summary_text.delta",
+		"response.reasoning_text.delta", "response.output_item.added", "response.output_item.done",
+		"response.completed", "response.incomplete", "response.failed", "error":
+		return true
+	}
+	return false
+}
+
+func (d *respDecoder) malformed(typ string, err error) error {
+	return &runlet.ProviderError{
+		Provider:  d.provider,
+		Message:   fmt.Sprintf("malformed %q stream event", typ),
+		RequestID: d.requestID,
+		Err:       err,
+	}
+}
+
+// incomplete is the error for a stream that ended (cause nil or io.EOF) or
+// broke before its terminal event.
+func (d *respDecoder) incomplete(cause error) error {
+	e := &runlet.ProviderError{
+		Provider:  d.provider,
+		Message:   "stream ended before response.completed",
+		RequestID: d.requestID,
+		Retryable: true,
+		Err:       runlet.ErrStreamIncomplete,
+	}
+	if cause != nil && !errors.Is(cause, io.EOF) {
+		e.Message = "stream broken before response.completed"
+		e.Err = fmt.Errorf("%w: %w", runlet.ErrStreamIncomplete, cause)
+	}
+	return e
+}
+
+// streamError maps an "error" event.
+func (d *respDecoder) streamError(data []byte) error {
+	ev := &d.ev
+	body := ev.Error
+	if body == nil {
+		body = &respErrorBody{Code: ev.Code, Message: ev.Message}
+	} else if body.Message == "" {
+		body.Message = ev.Message
+	}
+	e := respFailedError(d.provider, body, d.requestID)
+	if e.Message == "" {
+		e.Message = "error event without a message"
+	}
+	return e
+}
+
+// respFailedError maps the error of a failed response or an error event.
+func respFailedError(provider string, body *respErrorBody, requestID string) *runlet.ProviderError {
+	e := &runlet.ProviderError{Provider: provider, RequestID: requestID, Message: "response failed"}
+	if body == nil {
+		return e
+	}
+	if body.Message != "" {
+		e.Message = body.Message
+	}
+	e.Type = body.Type
+	e.Code = respCode(body.Code)
+	switch e.Code {
+	case "server_error", "rate_limit_exceeded", "overloaded":
+		e.Retryable = true
+	}
+	switch e.Type {
+	case "server_error", "api_error", "rate_limit_error", "overloaded_error":
+		e.Retryable = true
+	}
+	return e
+}
+
+// respCode reads an error code that may be a string, a number or null.
+func respCode(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}

@@ -1,0 +1,493 @@
+package runlettest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// OpenAIResponsesServer is a fake OpenAI Responses API (POST .../responses)
+// on loopback. It answers each request with the next scripted
+// ResponsesTurn, as a JSON body or, when the request asks for
+// "stream": true, as the API's typed event stream (response.created,
+// response.output_item.added, response.output_text.delta, ...,
+// response.completed). It records every request and can inject faults.
+//
+// Like the real API it returns encrypted_content on reasoning items only
+// when the request's "include" lists "reasoning.encrypted_content", and it
+// rejects (HTTP 400, with the API's messages) reasoning input items that
+// lack an ID, lack encrypted content while "store" is false, or are not
+// followed by an item with an ID, so tests catch requests the real API
+// would refuse.
+//
+// Point an adapter at BaseURL:
+//
+//	srv := runlettest.NewOpenAIResponsesServer(runlettest.ResponsesTurn{
+//		Items: []runlettest.ResponsesItem{runlettest.ResponsesText("Hello!")},
+//	})
+//	defer srv.Close()
+//	model := openai.NewResponses(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test", Model: "gpt-5"})
+type OpenAIResponsesServer struct {
+	*httptest.Server
+	wire
+
+	// ChunkSize is the number of runes per streamed delta (text, arguments,
+	// reasoning summary); zero or negative streams each text in one delta.
+	// Set it before the first request.
+	ChunkSize int
+
+	mu    sync.Mutex
+	turns []ResponsesTurn
+	n     int // responses served
+}
+
+// ResponsesTurn is one scripted response.
+type ResponsesTurn struct {
+	// ID is the response ID; empty means "resp_<n>".
+	ID string
+	// Model is the reported model; empty echoes the request's model.
+	Model string
+	// Items are the output items, in order.
+	Items []ResponsesItem
+	// Incomplete, when non-empty, ends the response as incomplete with this
+	// reason ("max_output_tokens" or "content_filter").
+	Incomplete string
+	// Fail, when non-nil, fails the response after its items: a stream gets
+	// an "error" event and response.failed; a JSON body has status "failed".
+	Fail *ResponsesError
+	// Usage is reported as given; the zero value reports a rough estimate.
+	Usage ResponsesUsage
+}
+
+// ResponsesError is the error of a failed response.
+type ResponsesError struct {
+	Code    string
+	Message string
+}
+
+// ResponsesUsage is the token usage a turn reports.
+type ResponsesUsage struct {
+	InputTokens, OutputTokens, ReasoningTokens, CachedTokens int
+}
+
+// ResponsesItem is one output item: a message, a function call or a
+// reasoning item (Type "message", "function_call" or "reasoning"). Empty IDs
+// are generated. Use ResponsesText, ResponsesRefusal, ResponsesFunctionCall
+// and ResponsesReasoning to build them.
+type ResponsesItem struct {
+	Type string
+	ID   string
+	// Message: Text is output_text, or the refusal text when Refusal is set.
+	Text    string
+	Refusal bool
+	// Function call.
+	CallID, Name, Arguments string
+	// Reasoning: summary parts and the opaque encrypted content.
+	Summary          []string
+	EncryptedContent string
+}
+
+// ResponsesText returns a message item with output text.
+func ResponsesText(text string) ResponsesItem {
+	return ResponsesItem{Type: "message", Text: text}
+}
+
+// ResponsesRefusal returns a message item with a refusal.
+func ResponsesRefusal(text string) ResponsesItem {
+	return ResponsesItem{Type: "message", Text: text, Refusal: true}
+}
+
+// ResponsesFunctionCall returns a function_call item; the call ID is
+// generated.
+func ResponsesFunctionCall(name, arguments string) ResponsesItem {
+	return ResponsesItem{Type: "function_call", Name: name, Arguments: arguments}
+}
+
+// ResponsesReasoning returns a reasoning item with encrypted content and
+// summary parts.
+func ResponsesReasoning(encrypted string, summary ...string) ResponsesItem {
+	return ResponsesItem{Type: "reasoning", EncryptedContent: encrypted, Summary: summary}
+}
+
+// NewOpenAIResponsesServer starts a fake Responses API serving turns in
+// order. Close it when done.
+func NewOpenAIResponsesServer(turns ...ResponsesTurn) *OpenAIResponsesServer {
+	s := &OpenAIResponsesServer{turns: slices.Clone(turns)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// BaseURL is the API root to configure an adapter with (".../v1").
+func (s *OpenAIResponsesServer) BaseURL() string { return s.URL + "/v1" }
+
+// Enqueue adds turns to the script.
+func (s *OpenAIResponsesServer) Enqueue(turns ...ResponsesTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns, turns...)
+}
+
+func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
+	req, fault := s.record(r)
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		respFakeError(rw, http.StatusNotFound, "invalid_request_error", "", "runlettest: no route for "+r.Method+" "+r.URL.Path)
+		return
+	}
+	if writeStatusFault(rw, fault) {
+		return
+	}
+	var body struct {
+		Model   string            `json:"model"`
+		Stream  bool              `json:"stream"`
+		Store   *bool             `json:"store"`
+		Include []string          `json:"include"`
+		Input   []json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", "We could not parse the JSON body of your request: "+err.Error())
+		return
+	}
+	store := body.Store == nil || *body.Store
+	if msg := respCheckInput(body.Input, store); msg != "" {
+		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", msg)
+		return
+	}
+
+	s.mu.Lock()
+	if s.n >= len(s.turns) {
+		s.mu.Unlock()
+		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("runlettest: no scripted response left (request %d)", s.n+1))
+		return
+	}
+	turn := s.turns[s.n]
+	s.n++
+	seq := s.n
+	chunk := s.ChunkSize
+	s.mu.Unlock()
+
+	resp := respFakeBuild(turn, seq, body.Model, slices.Contains(body.Include, "reasoning.encrypted_content"), len(req.Body))
+	if !body.Stream {
+		if fault != nil && fault.Reset {
+			resetConn(rw)
+			return
+		}
+		data, _ := json.Marshal(resp)
+		rw.Header().Set("Content-Type", "application/json")
+		rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
+		if fault != nil && fault.Truncate {
+			data = data[:len(data)/2]
+		}
+		_, _ = rw.Write(data)
+		return
+	}
+	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
+	respFakeStream(newSSEWriter(rw, fault), turn, resp, chunk)
+}
+
+// respCheckInput mimics the API's checks on reasoning input items and
+// returns its error message, or "".
+func respCheckInput(input []json.RawMessage, store bool) string {
+	type item struct {
+		Type             string  `json:"type"`
+		ID               *string `json:"id"`
+		EncryptedContent *string `json:"encrypted_content"`
+		Summary          *[]any  `json:"summary"`
+	}
+	items := make([]item, len(input))
+	for i, raw := range input {
+		_ = json.Unmarshal(raw, &items[i])
+	}
+	for i, it := range items {
+		if it.Type != "reasoning" {
+			continue
+		}
+		if it.ID == nil || *it.ID == "" {
+			return fmt.Sprintf("Missing required parameter: 'input[%d].id'.", i)
+		}
+		if it.Summary == nil {
+			return fmt.Sprintf("Missing required parameter: 'input[%d].summary'.", i)
+		}
+		if !store && (it.EncryptedContent == nil || *it.EncryptedContent == "") {
+			return fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", *it.ID)
+		}
+		if i+1 >= len(items) || items[i+1].ID == nil || *items[i+1].ID == "" {
+			return fmt.Sprintf("Item '%s' of type 'reasoning' was provided without its required following item.", *it.ID)
+		}
+	}
+	return ""
+}
+
+func respFakeError(rw http.ResponseWriter, status int, typ, code, msg string) {
+	rw.Header().Set("Content-Type", "application/json")
+	rw.WriteHeader(status)
+	var c any
+	if code != "" {
+		c = code
+	}
+	_ = json.NewEncoder(rw).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
+}
+
+// Wire shapes of the fake's responses, following the OpenAPI document.
+
+type respFakeResponse struct {
+	ID                string             `json:"id"`
+	Object            string             `json:"object"`
+	CreatedAt         int64              `json:"created_at"`
+	Status            string             `json:"status"`
+	Error             *respFakeErrorBody `json:"error"`
+	IncompleteDetails *respFakeReason    `json:"incomplete_details"`
+	Model             string             `json:"model"`
+	Output            []respFakeItem     `json:"output"`
+	Usage             *respFakeUsage     `json:"usage"`
+}
+
+type respFakeErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type respFakeReason struct {
+	Reason string `json:"reason"`
+}
+
+type respFakeUsage struct {
+	InputTokens        int `json:"input_tokens"`
+	InputTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokens        int `json:"output_tokens"`
+	OutputTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+	TotalTokens int `json:"total_tokens"`
+}
+
+type respFakeItem struct {
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Status string `json:"status,omitempty"`
+	// message
+	Role    string         `json:"role,omitempty"`
+	Content []respFakePart `json:"content,omitempty"`
+	// function_call
+	CallID    string  `json:"call_id,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	Arguments *string `json:"arguments,omitempty"`
+	// reasoning
+	Summary          []respFakePart `json:"summary,omitempty"`
+	EncryptedContent *string        `json:"encrypted_content,omitempty"`
+}
+
+type respFakePart struct {
+	Type        string  `json:"type"`
+	Text        *string `json:"text,omitempty"`
+	Refusal     *string `json:"refusal,omitempty"`
+	Annotations []any   `json:"annotations,omitempty"`
+}
+
+type respFakeEvent struct {
+	Type           string            `json:"type"`
+	SequenceNumber int               `json:"sequence_number"`
+	Response       *respFakeResponse `json:"response,omitempty"`
+	OutputIndex    *int              `json:"output_index,omitempty"`
+	ItemID         string            `json:"item_id,omitempty"`
+	ContentIndex   *int              `json:"content_index,omitempty"`
+	SummaryIndex   *int              `json:"summary_index,omitempty"`
+	Item           *respFakeItem     `json:"item,omitempty"`
+	Part           *respFakePart     `json:"part,omitempty"`
+	Delta          *string           `json:"delta,omitempty"`
+	Text           *string           `json:"text,omitempty"`
+	Refusal        *string           `json:"refusal,omitempty"`
+	Arguments      *string           `json:"arguments,omitempty"`
+	// error event
+	Code    *string `json:"code,omitempty"`
+	Message *string `json:"message,omitempty"`
+}
+
+// respFakeBuild renders a turn as a complete response object.
+func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, inputBytes int) *respFakeResponse {
+	r := &respFakeResponse{
+		ID: t.ID, Object: "response", CreatedAt: time.Now().Unix(), Status: "completed",
+		Model: t.Model, Output: make([]respFakeItem, len(t.Items)),
+	}
+	if r.ID == "" {
+		r.ID = fmt.Sprintf("resp_%d", seq)
+	}
+	if r.Model == "" {
+		r.Model = model
+	}
+	outRunes := 0
+	for i, it := range t.Items {
+		w := respFakeItem{ID: it.ID, Type: it.Type, Status: "completed"}
+		switch it.Type {
+		case "message":
+			if w.ID == "" {
+				w.ID = fmt.Sprintf("msg_%d_%d", seq, i)
+			}
+			w.Role = "assistant"
+			text := it.Text
+			if it.Refusal {
+				w.Content = []respFakePart{{Type: "refusal", Refusal: &text}}
+			} else {
+				w.Content = []respFakePart{{Type: "output_text", Text: &text, Annotations: []any{}}}
+			}
+			outRunes += utf8.RuneCountInString(text)
+		case "function_call":
+			if w.ID == "" {
+				w.ID = fmt.Sprintf("fc_%d_%d", seq, i)
+			}
+			w.CallID = it.CallID
+			if w.CallID == "" {
+				w.CallID = fmt.Sprintf("call_%d_%d", seq, i)
+			}
+			w.Name = it.Name
+			args := it.Arguments
+			w.Arguments = &args
+			outRunes += utf8.RuneCountInString(args)
+		case "reasoning":
+			if w.ID == "" {
+				w.ID = fmt.Sprintf("rs_%d_%d", seq, i)
+			}
+			w.Status = ""
+			w.Summary = make([]respFakePart, len(it.Summary))
+			for j := range it.Summary {
+				w.Summary[j] = respFakePart{Type: "summary_text", Text: &it.Summary[j]}
+			}
+			if encrypted {
+				enc := it.EncryptedContent
+				w.EncryptedContent = &enc
+			}
+		}
+		r.Output[i] = w
+	}
+	u := t.Usage
+	if u == (ResponsesUsage{}) {
+		u = ResponsesUsage{InputTokens: inputBytes/4 + 1, OutputTokens: outRunes/4 + 1}
+	}
+	r.Usage = &respFakeUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+	r.Usage.InputTokensDetails.CachedTokens = u.CachedTokens
+	r.Usage.OutputTokensDetails.ReasoningTokens = u.ReasoningTokens
+	switch {
+	case t.Fail != nil:
+		r.Status = "failed"
+		r.Error = &respFakeErrorBody{Code: t.Fail.Code, Message: t.Fail.Message}
+		r.Usage = nil
+	case t.Incomplete != "":
+		r.Status = "incomplete"
+		r.IncompleteDetails = &respFakeReason{Reason: t.Incomplete}
+	}
+	return r
+}
+
+// respFakeStream writes a response as the API's event stream.
+func respFakeStream(w *sseWriter, t ResponsesTurn, final *respFakeResponse, chunk int) {
+	seq := 0
+	send := func(ev *respFakeEvent) bool {
+		ev.SequenceNumber = seq
+		seq++
+		data, _ := json.Marshal(ev)
+		return w.event(ev.Type, data)
+	}
+	start := *final
+	start.Status, start.Output, start.Usage, start.Error, start.IncompleteDetails = "in_progress", []respFakeItem{}, nil, nil, nil
+	if !send(&respFakeEvent{Type: "response.created", Response: &start}) ||
+		!send(&respFakeEvent{Type: "response.in_progress", Response: &start}) {
+		return
+	}
+	zero := 0
+	for i := range final.Output {
+		idx := i
+		done := final.Output[i]
+		added := done
+		added.Status = "in_progress"
+		switch done.Type {
+		case "message":
+			added.Content = []respFakePart{}
+		case "function_call":
+			empty := ""
+			added.Arguments = &empty
+		case "reasoning":
+			added.Summary = []respFakePart{}
+		}
+		if !send(&respFakeEvent{Type: "response.output_item.added", OutputIndex: &idx, Item: &added}) {
+			return
+		}
+		switch done.Type {
+		case "message":
+			p := done.Content[0]
+			empty := ""
+			startPart := respFakePart{Type: p.Type, Annotations: p.Annotations}
+			deltaType, doneType, full := "response.output_text.delta", "response.output_text.done", p.Text
+			if p.Type == "refusal" {
+				startPart.Refusal = &empty
+				deltaType, doneType, full = "response.refusal.delta", "response.refusal.done", p.Refusal
+			} else {
+				startPart.Text = &empty
+			}
+			if !send(&respFakeEvent{Type: "response.content_part.added", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &startPart}) {
+				return
+			}
+			for _, c := range chunks(*full, chunk) {
+				if !send(&respFakeEvent{Type: deltaType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Delta: &c}) {
+					return
+				}
+			}
+			ev := &respFakeEvent{Type: doneType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero}
+			if p.Type == "refusal" {
+				ev.Refusal = full
+			} else {
+				ev.Text = full
+			}
+			if !send(ev) || !send(&respFakeEvent{Type: "response.content_part.done", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &p}) {
+				return
+			}
+		case "function_call":
+			for _, c := range chunks(*done.Arguments, chunk) {
+				if !send(&respFakeEvent{Type: "response.function_call_arguments.delta", OutputIndex: &idx, ItemID: done.ID, Delta: &c}) {
+					return
+				}
+			}
+			if !send(&respFakeEvent{Type: "response.function_call_arguments.done", OutputIndex: &idx, ItemID: done.ID, Arguments: done.Arguments}) {
+				return
+			}
+		case "reasoning":
+			for j, part := range done.Summary {
+				si := j
+				empty := ""
+				if !send(&respFakeEvent{Type: "response.reasoning_summary_part.added", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &respFakePart{Type: "summary_text", Text: &empty}}) {
+					return
+				}
+				for _, c := range chunks(*part.Text, chunk) {
+					if !send(&respFakeEvent{Type: "response.reasoning_summary_text.delta", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Delta: &c}) {
+						return
+					}
+				}
+				if !send(&respFakeEvent{Type: "response.reasoning_summary_text.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Text: part.Text}) ||
+					!send(&respFakeEvent{Type: "response.reasoning_summary_part.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &part}) {
+					return
+				}
+			}
+		}
+		if !send(&respFakeEvent{Type: "response.output_item.done", OutputIndex: &idx, Item: &done}) {
+			return
+		}
+	}
+	switch final.Status {
+	case "failed":
+		code, msg := final.Error.Code, final.Error.Message
+		if !send(&respFakeEvent{Type: "error", Code: &code, Message: &msg}) {
+			return
+		}
+		send(&respFakeEvent{Type: "response.failed", Response: final})
+	case "incomplete":
+		send(&respFakeEvent{Type: "response.incomplete", Response: final})
+	default:
+		send(&respFakeEvent{Type: "response.completed", Response: final})
+	}
+}
