@@ -47,6 +47,31 @@
 // state and checkpoints of interrupted runs; MemoryStore is built in,
 // store/sqlite and store/postgres are durable.
 //
+// # State, crash safety and resume
+//
+// With WithSession, a run loads the session's history first and appends
+// each completed turn (the assistant message and all its tool results, plus
+// the input with the first turn) in one atomic AppendSession, guarded by an
+// optimistic length check. A run that fails, is cancelled or whose process
+// is killed leaves the session with complete turns only — never a tool call
+// without its result. What the store does not hold is redone: running the
+// same input again repeats the unfinished turn, so its tool calls may run
+// twice. Tool execution is therefore at-least-once across crashes; a tool
+// with side effects should be idempotent, for example keyed by
+// ToolCallPart.ID (unique per call and stable in the stored history) or by
+// RunInfoFrom(ctx).RunID, with the key kept in its own store or in session
+// state (SetState).
+//
+// A tool with RequireApproval, or a BeforeToolCall hook returning
+// ErrApprovalRequired, interrupts the run: the other calls of the turn run,
+// then the run saves a Checkpoint and ends with StatusInterrupted and the
+// pending calls. Runtime.Resume, in any process sharing the store, claims
+// the checkpoint atomically (exactly one of concurrent resumes proceeds, and
+// wrong decisions fail before anything is claimed), runs the approved calls
+// and continues. A resuming process that dies after the claim loses the
+// decisions and the checkpoint: the approved calls ran at most once, and the
+// session still holds only the complete turns before the interruption.
+//
 // # Writing a provider
 //
 // A provider implements Model: Generate and Stream. Stream yields
