@@ -2,11 +2,11 @@ package openai
 
 import (
 	"bufio"
-	"flag"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -597,8 +597,8 @@ func TestResponsesFixtureRequests(t *testing.T) {
 			Options:  map[string]any{"model": "o3-mini", "reasoning": map[string]any{"effort": "high", "summary": "detailed"}},
 		}},
 		{"pydantic-stream-usage-function-call-gpt5.request.json", &runlet.ModelRequest{
-			Messages: []runlet.Message{runlet.UserText("Calculate 100 * 200 / 3")},
-			Tools:    []runlet.ToolSpec{respToolSpec(t, "final_result", "The final response which ends this conversation", `{"additionalProperties":false,"properties":{"result":{"type":"integer"}},"required":["result"],"type":"object"}`)},
+			Messages:   []runlet.Message{runlet.UserText("Calculate 100 * 200 / 3")},
+			Tools:      []runlet.ToolSpec{respToolSpec(t, "final_result", "The final response which ends this conversation", `{"additionalProperties":false,"properties":{"result":{"type":"integer"}},"required":["result"],"type":"object"}`)},
 			ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceRequired},
 			Options:    map[string]any{"model": "gpt-5", "strict": true, "service_tier": "flex", "reasoning": map[string]any{"effort": "low", "summary": nil}},
 		}},
