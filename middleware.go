@@ -1,0 +1,142 @@
+package runlet
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+)
+
+// FallbackModel tries its models in order: when one fails with an error
+// ShouldFallback accepts, the next one gets the same request. It is Model
+// middleware: it wraps Models and is a Model, as http.Handler middleware
+// wraps handlers.
+//
+// A stream falls back only before its first event reached the caller;
+// after that, its error is final, so the caller never sees two answers
+// spliced together.
+type FallbackModel struct {
+	Models []Model
+	// ShouldFallback decides whether an error moves on to the next model.
+	// Nil means DefaultShouldFallback.
+	ShouldFallback func(error) bool
+}
+
+// Fallback returns a FallbackModel over models with the default policy.
+func Fallback(models ...Model) *FallbackModel { return &FallbackModel{Models: models} }
+
+// DefaultShouldFallback falls back on every provider failure (rate limits,
+// overload, server errors, connection errors, a model the provider does not
+// have, a stream cut short) but not on cancellation or a deadline, which
+// would hit the next model too.
+func DefaultShouldFallback(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *ProviderError
+	return errors.As(err, &pe)
+}
+
+func (f *FallbackModel) should(err error) bool {
+	if f.ShouldFallback != nil {
+		return f.ShouldFallback(err)
+	}
+	return DefaultShouldFallback(err)
+}
+
+// Generate implements Model.
+func (f *FallbackModel) Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
+	var errs []error
+	for _, m := range f.Models {
+		resp, err := m.Generate(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		errs = append(errs, err)
+		if !f.should(err) {
+			break
+		}
+	}
+	return nil, fallbackError(errs)
+}
+
+// Stream implements Model.
+func (f *FallbackModel) Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error] {
+	return func(yield func(StreamEvent, error) bool) {
+		var errs []error
+		for _, m := range f.Models {
+			started := false
+			var failed error
+			for ev, err := range m.Stream(ctx, req) {
+				if err != nil {
+					failed = err
+					break
+				}
+				started = true
+				if !yield(ev, nil) {
+					return
+				}
+			}
+			if failed == nil {
+				return
+			}
+			if started {
+				yield(StreamEvent{}, failed)
+				return
+			}
+			errs = append(errs, failed)
+			if !f.should(failed) {
+				break
+			}
+		}
+		yield(StreamEvent{}, fallbackError(errs))
+	}
+}
+
+// fallbackError returns the last error, joined with the earlier ones so
+// errors.Is/As see every attempt.
+func fallbackError(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return &ProviderError{Message: "fallback: no models"}
+	case 1:
+		return errs[0]
+	}
+	last := errs[len(errs)-1]
+	return &fallbackErr{last: last, all: errs}
+}
+
+type fallbackErr struct {
+	last error
+	all  []error
+}
+
+func (e *fallbackErr) Error() string {
+	return e.last.Error() + " (after " + strconv.Itoa(len(e.all)-1) + " earlier failed attempts)"
+}
+
+func (e *fallbackErr) Unwrap() []error { return e.all }
+
+// ModelFunc makes a Model from functions, for small adapters and tests.
+// A nil GenerateFunc drains StreamFunc; a nil StreamFunc wraps GenerateFunc
+// with StreamFromGenerate.
+type ModelFunc struct {
+	GenerateFunc func(ctx context.Context, req *ModelRequest) (*ModelResponse, error)
+	StreamFunc   func(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error]
+}
+
+// Generate implements Model.
+func (m ModelFunc) Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
+	if m.GenerateFunc == nil {
+		return GenerateFromStream(m.Stream(ctx, req))
+	}
+	return m.GenerateFunc(ctx, req)
+}
+
+// Stream implements Model.
+func (m ModelFunc) Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error] {
+	if m.StreamFunc == nil {
+		return StreamFromGenerate(ctx, req, m.GenerateFunc)
+	}
+	return m.StreamFunc(ctx, req)
+}
