@@ -3,6 +3,9 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"iter"
 	"mime"
 	"net/http"
@@ -124,19 +127,12 @@ func (m *Responses) Generate(ctx context.Context, req *runlet.ModelRequest) (*ru
 	}
 	resp, err := m.r.client.Post(ctx, m.url, b.body)
 	if err != nil {
-		return nil, err
+		return nil, redactSecret(err, m.r.client.Header)
 	}
 	defer resp.Body.Close()
-	var wire respResponse
-	if err := json.NewDecoder(resp.Body).Decode(&wire); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, m.providerError(resp, "decoding response", err)
-	}
-	out, err := m.convertResponse(&wire)
+	out, err := m.decodeResponse(ctx, resp)
 	if err != nil {
-		return nil, err
+		return nil, redactSecret(err, m.r.client.Header)
 	}
 	m.remember(b, out)
 	return out, nil
@@ -154,31 +150,22 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 		}
 		resp, err := m.r.client.Post(ctx, m.url, b.body)
 		if err != nil {
-			yield(runlet.StreamEvent{}, err)
+			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
 			return
 		}
 		defer resp.Body.Close()
+		fail := func(err error) { yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header)) }
 
 		if isJSON(resp.Header.Get("Content-Type")) {
 			// A server that ignored "stream": true and answered in one piece.
-			var wire respResponse
-			if err := json.NewDecoder(resp.Body).Decode(&wire); err != nil {
-				if ctx.Err() != nil {
-					err = ctx.Err()
-				} else {
-					err = m.providerError(resp, "decoding response", err)
-				}
-				yield(runlet.StreamEvent{}, err)
-				return
-			}
-			out, err := m.convertResponse(&wire)
+			out, err := m.decodeResponse(ctx, resp)
 			if err != nil {
-				yield(runlet.StreamEvent{}, err)
+				fail(err)
 				return
 			}
 			m.remember(b, out)
-			for ev, err := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
-				if !yield(ev, err) {
+			for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+				if !yield(ev, nil) {
 					return
 				}
 			}
@@ -193,7 +180,7 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 				if ctx.Err() != nil {
 					err = ctx.Err()
 				}
-				yield(runlet.StreamEvent{}, err)
+				fail(err)
 				return
 			}
 			if ev.Kind == runlet.StreamDone {
@@ -206,6 +193,31 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 	}
 }
 
+// decodeResponse reads a non-streamed response body.
+func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &runlet.ProviderError{Provider: m.r.name, Message: "reading response", Retryable: true,
+			RequestID: resp.Header.Get("X-Request-Id"), Err: err}
+	}
+	var w respResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, m.malformed(resp, "decoding response", err)
+	}
+	out, err := m.convertResponse(&w)
+	if err != nil {
+		var pe *runlet.ProviderError
+		if errors.As(err, &pe) && pe.RequestID == "" {
+			pe.RequestID = resp.Header.Get("X-Request-Id")
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
 // convertResponse turns a non-streamed response body into a ModelResponse.
 func (m *Responses) convertResponse(w *respResponse) (*runlet.ModelResponse, error) {
 	if w.Status == "failed" {
@@ -214,24 +226,21 @@ func (m *Responses) convertResponse(w *respResponse) (*runlet.ModelResponse, err
 	a := respAssembler{provider: m.r.name, quiet: true}
 	for i, raw := range w.Output {
 		if err := respDecodeItem(raw, &a.item); err != nil {
-			return nil, m.invalidResponse(err)
+			return nil, &runlet.ProviderError{Provider: m.r.name, Message: "malformed output item",
+				Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 		}
 		a.addFinal(i, &a.item)
 	}
 	return a.response(w), nil
 }
 
-func (m *Responses) invalidResponse(err error) *runlet.ProviderError {
-	return &runlet.ProviderError{Provider: m.r.name, Message: "malformed response output item", Err: err}
-}
-
-func (m *Responses) providerError(resp *http.Response, msg string, err error) *runlet.ProviderError {
+func (m *Responses) malformed(resp *http.Response, msg string, err error) *runlet.ProviderError {
 	return &runlet.ProviderError{
 		Provider:   m.r.name,
 		StatusCode: resp.StatusCode,
 		Message:    msg,
 		RequestID:  resp.Header.Get("X-Request-Id"),
-		Err:        err,
+		Err:        fmt.Errorf("%w: %w", ErrMalformedStream, err),
 	}
 }
 

@@ -47,7 +47,7 @@ func respWantJSON(t *testing.T, what string, got any, want string) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func respPtr[T any](v T) *T { return &v }
 
 // respValidate checks a request body against the OpenAPI schema
 // CreateResponse.
@@ -97,7 +97,7 @@ func TestResponsesRequestBasics(t *testing.T) {
 	body := respBody(t, m, &runlet.ModelRequest{
 		Instructions: "Be brief.",
 		Messages:     []runlet.Message{runlet.UserText("Hi")},
-		Settings:     runlet.Settings{Temperature: ptr(0.2), TopP: ptr(0.9), MaxOutputTokens: 256, StopSequences: []string{"END"}},
+		Settings:     runlet.Settings{Temperature: respPtr(0.2), TopP: respPtr(0.9), MaxOutputTokens: 256, StopSequences: []string{"END"}},
 	}, false)
 	respWantJSON(t, "body", body, `{
 		"model": "gpt-test", "instructions": "Be brief.",
@@ -219,7 +219,7 @@ func TestResponsesRequestOptions(t *testing.T) {
 
 	// Documented pass-through keys and unknown keys land in the body as
 	// given; nil removes a key; "model" overrides the configured model.
-	body = respBody(t, m, &runlet.ModelRequest{Messages: user, Settings: runlet.Settings{Temperature: ptr(1.0)}, Options: map[string]any{
+	body = respBody(t, m, &runlet.ModelRequest{Messages: user, Settings: runlet.Settings{Temperature: respPtr(1.0)}, Options: map[string]any{
 		"model":               "gpt-5-mini",
 		"truncation":          "auto",
 		"service_tier":        "flex",

@@ -550,7 +550,7 @@ func (d *respDecoder) malformed(typ string, err error) error {
 		Provider:  d.provider,
 		Message:   fmt.Sprintf("malformed %q stream event", typ),
 		RequestID: d.requestID,
-		Err:       err,
+		Err:       fmt.Errorf("%w: %w", ErrMalformedStream, err),
 	}
 }
 
@@ -563,6 +563,10 @@ func (d *respDecoder) incomplete(cause error) error {
 		RequestID: d.requestID,
 		Retryable: true,
 		Err:       runlet.ErrStreamIncomplete,
+	}
+	if errors.Is(cause, sse.ErrEventTooLarge) {
+		return &runlet.ProviderError{Provider: d.provider, Message: "stream event too large", RequestID: d.requestID,
+			Err: fmt.Errorf("%w: %w", ErrMalformedStream, cause)}
 	}
 	if cause != nil && !errors.Is(cause, io.EOF) {
 		e.Message = "stream broken before response.completed"
