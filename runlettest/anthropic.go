@@ -194,6 +194,10 @@ func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if fault != nil && fault.Reset && !body.Stream {
+		resetConn(rw) // before any body byte; the script is not consumed
+		return
+	}
 	resp, n, ok := s.next(req)
 	reqID := "req_runlettest_" + strconv.Itoa(n)
 	rw.Header().Set("Request-Id", reqID)
@@ -222,10 +226,6 @@ func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	if resp.Error != nil {
 		writeAnthropicError(rw, resp.Error, reqID)
-		return
-	}
-	if fault != nil && fault.Reset {
-		resetConn(rw)
 		return
 	}
 	out, _ := json.Marshal(anthropicMessage(resp))
