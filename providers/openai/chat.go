@@ -1,0 +1,293 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"net/url"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/sse"
+)
+
+// ChatCompletions is a runlet.Model for the Chat Completions API
+// (POST {BaseURL}/chat/completions), the API that OpenAI and nearly every
+// OpenAI-compatible server speak: Ollama, vLLM, llama.cpp server, DeepSeek,
+// Qwen/DashScope, OpenRouter, Groq, Together, Azure and more. It is safe for
+// concurrent use.
+//
+// # Request
+//
+// ModelRequest.Instructions become the first message, with role "system"
+// (or the role named by the "instructions_role" option, such as
+// "developer"). User messages carry text, images (ImagePart: by URL, or
+// inline bytes as a data: URL) and files (FilePart with inline data: audio
+// (wav, mp3) as input_audio, anything else as a file part with a data: URL;
+// the API takes no file URLs). Assistant messages carry their text as
+// content and their tool calls as tool_calls; tool results (ToolResultPart)
+// become "tool" messages. Tools are sent as functions with their JSON
+// Schema; ToolChoice maps to "auto", "none", "required" or a named
+// function; OutputSchema becomes response_format {"type": "json_schema"}.
+//
+// Settings map to temperature, top_p, stop and an output token limit. The
+// limit goes in "max_completion_tokens" when talking to OpenAI itself
+// (Config.Name "openai" and the api.openai.com base URL): OpenAI deprecated
+// "max_tokens" and rejects it for reasoning models. Everywhere else it goes
+// in "max_tokens", the field every compatible server understands (several,
+// such as DeepSeek and DashScope, document only that one). The
+// "max_tokens_field" option chooses explicitly.
+//
+// Streaming requests set "stream": true and
+// "stream_options": {"include_usage": true}, so the last chunk reports
+// usage.
+//
+// # Request options
+//
+// ModelRequest.Options keys the adapter interprets (they are not sent):
+//
+//   - "model" (string): the model for this request, overriding Config.Model.
+//   - "strict" (bool): mark every function tool "strict": true (structured
+//     outputs for tool arguments; the schemas must then list every property
+//     as required and set additionalProperties to false).
+//   - "max_tokens_field" (string): "max_tokens" or "max_completion_tokens";
+//     see above.
+//   - "send_reasoning" (bool or string): send earlier reasoning back; see
+//     Reasoning below. A string names the message field ("reasoning_content"
+//     or "reasoning"); true means "reasoning_content".
+//   - "think_tags" (bool): split "<think>…</think>" at the start of the
+//     content into reasoning; see Reasoning below.
+//   - "instructions_role" (string): "system" (the default) or "developer".
+//
+// Documented keys of the API passed through as given include
+// "reasoning_effort", "parallel_tool_calls", "seed", "user", "metadata",
+// "service_tier", "logit_bias", "frequency_penalty", "presence_penalty",
+// "prediction", "verbosity", "safety_identifier" and "prompt_cache_key".
+// Every other key, known or not (a new API field, or a compatible server's
+// extension such as "top_k" or "enable_thinking"), is copied into the
+// request body unchanged, replacing what the adapter generated for the same
+// key; a nil value removes the key. "messages" and "stream" belong to the
+// adapter and cannot be set.
+//
+// # Response
+//
+// Only choice 0 is used: with the "n" option above 1 the other choices are
+// ignored (ask for one choice; n>1 is billed in full). Content becomes a
+// TextPart and tool_calls become ToolCallParts (arguments exactly as
+// received; a call without an ID gets "call_<index>"). A refusal (the
+// "refusal" field) is also returned as a TextPart, so it reaches the user,
+// and the finish reason is runlet.FinishRefusal. finish_reason maps to
+// stop, length, tool_calls (also for the legacy function_call, and when a
+// server says "stop" but returned tool calls), content_filter, or other.
+// Usage maps prompt, completion and total tokens, reasoning tokens
+// (completion_tokens_details) and cached input tokens
+// (prompt_tokens_details, or DeepSeek's prompt_cache_hit_tokens). The
+// response ID and model are kept.
+//
+// # Reasoning
+//
+// Compatible servers stream their reasoning in "reasoning_content"
+// (DeepSeek, Qwen, GLM, vLLM) or "reasoning" (Ollama, OpenRouter, Groq);
+// both become runlet.ReasoningPart with Provider set to Config.Name. OpenAI
+// itself never returns reasoning text in this API (only a token count).
+//
+// Some models (DeepSeek-R1 on many hosts, QwQ) write their reasoning inline
+// as "<think>…</think>" at the start of the content instead. Splitting that
+// is opt-in with the "think_tags" option, because it rewrites content: the
+// adapter cannot tell a model that thinks in tags from an answer that merely
+// starts with the text "<think>", and the user knows which model they chose.
+// With the option, a "<think>" at the start of the content (after optional
+// whitespace) opens a reasoning part that ends at "</think>"; tags split
+// across deltas are recognised; a think block that never closes is all
+// reasoning.
+//
+// Earlier reasoning is sent back (as the assistant message's
+// "reasoning_content", or "reasoning") only to servers that want it — the
+// preset's SendReasoning (DeepSeek), or the "send_reasoning" option — and
+// only reasoning parts whose Provider is this adapter's Config.Name:
+// reasoning from another provider is never sent. Everywhere else it is
+// dropped, since OpenAI and most servers reject or ignore the field.
+//
+// # Streaming and errors
+//
+// Deltas are yielded as they arrive: text, reasoning, and tool-call
+// fragments grouped by the server's index (parallel calls may interleave;
+// arguments may be split anywhere, even inside a UTF-8 sequence or a JSON
+// surrogate pair). A stream is complete when it ends with "data: [DONE]"
+// after choice 0's finish_reason, or, without [DONE], when the finish_reason
+// and the usage chunk (the last thing a server sends) have both arrived.
+// A stream that ends any other way — cut off, truncated, or reset — is a
+// *runlet.ProviderError wrapping runlet.ErrStreamIncomplete, never a
+// successful response with partial text. An error object inside the stream
+// ("event: error", or a chunk with an "error" field, as Groq and OpenRouter
+// send) is a *runlet.ProviderError with the server's type, code and
+// message, retryable when its type or status code says so. A chunk that is
+// not valid JSON is a *runlet.ProviderError wrapping ErrMalformedStream.
+//
+// Non-2xx responses are *runlet.ProviderError values (status, type, code,
+// message; a plain-text summary for HTML bodies from proxies), retried with
+// backoff per Config.MaxRetries when retryable, honouring Retry-After and
+// retry-after-ms. A request is never retried once its response began: stream
+// deltas that reached the caller are never replayed. Cancelling ctx, or
+// breaking out of the stream loop, closes the connection. The API key never
+// appears in an error.
+type ChatCompletions struct {
+	r   resolved
+	url string
+	// defaults derived from the configuration
+	sendReasoning  string // message field for earlier reasoning; "" sends none
+	maxTokensField string
+}
+
+// ErrMalformedStream is wrapped by the *runlet.ProviderError returned when
+// a stream chunk (or a response body) is not the JSON the API defines.
+var ErrMalformedStream = errors.New("openai: malformed response data")
+
+// NewChatCompletions returns a Chat Completions adapter. Connection settings
+// (API key, base URL, model, HTTP client, headers, retries, name) come from
+// cfg; see Config and the presets.
+func NewChatCompletions(cfg Config) *ChatCompletions {
+	r := cfg.resolve()
+	m := &ChatCompletions{r: r, url: r.baseURL + "/chat/completions", maxTokensField: "max_tokens"}
+	if p, ok := Presets[r.name]; ok && p.SendReasoning {
+		m.sendReasoning = "reasoning_content"
+	}
+	if u, err := url.Parse(r.baseURL); err == nil && r.name == "openai" && u.Host == "api.openai.com" {
+		m.maxTokensField = "max_completion_tokens"
+	}
+	return m
+}
+
+var _ runlet.Model = (*ChatCompletions)(nil)
+
+// Generate sends one non-streaming request and returns the whole response.
+func (m *ChatCompletions) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
+	b, err := m.buildRequest(req, false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := m.r.client.Post(ctx, m.url, b.body)
+	if err != nil {
+		return nil, redactSecret(err, m.r.client.Header)
+	}
+	defer resp.Body.Close()
+	out, err := m.decodeResponse(ctx, resp, b.thinkTags)
+	return out, redactSecret(err, m.r.client.Header)
+}
+
+// maxResponseBody bounds a non-streamed response body.
+const maxResponseBody = 64 << 20
+
+func (m *ChatCompletions) decodeResponse(ctx context.Context, resp *http.Response, thinkTags bool) (*runlet.ModelResponse, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &runlet.ProviderError{Provider: m.r.name, Message: "reading response", Retryable: true,
+			RequestID: resp.Header.Get("X-Request-Id"), Err: err}
+	}
+	out, err := chatDecodeCompletion(m.r.name, body, thinkTags)
+	if err != nil {
+		var pe *runlet.ProviderError
+		if errors.As(err, &pe) && pe.RequestID == "" {
+			pe.RequestID = resp.Header.Get("X-Request-Id")
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// Stream sends one streaming request and yields text, reasoning and
+// tool-call deltas as they arrive, then a StreamDone event with the
+// assembled response. Breaking out of the loop closes the connection.
+func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+	return func(yield func(runlet.StreamEvent, error) bool) {
+		b, err := m.buildRequest(req, true)
+		if err != nil {
+			yield(runlet.StreamEvent{}, err)
+			return
+		}
+		resp, err := m.r.client.Post(ctx, m.url, b.body)
+		if err != nil {
+			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
+			return
+		}
+		defer resp.Body.Close()
+		fail := func(err error) { yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header)) }
+
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+			// A server that ignored "stream": true and answered in one piece
+			// (or sent an error object with status 200).
+			out, err := m.decodeResponse(ctx, resp, b.thinkTags)
+			if err != nil {
+				fail(err)
+				return
+			}
+			for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+			return
+		}
+
+		d := newChatDecoder(m.r.name, b.thinkTags)
+		d.requestID = resp.Header.Get("X-Request-Id")
+		rd := sse.NewReader(resp.Body)
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					fail(ctx.Err())
+				} else {
+					fail(d.readError(err))
+				}
+				return
+			}
+			if err := d.feed(ev); err != nil {
+				fail(err)
+				return
+			}
+			for _, e := range d.events {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if d.done {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			fail(ctx.Err())
+			return
+		}
+		out, err := d.finish()
+		if err != nil {
+			fail(err)
+			return
+		}
+		for _, e := range d.events {
+			if !yield(e, nil) {
+				return
+			}
+		}
+		yield(runlet.StreamEvent{Kind: runlet.StreamDone, Response: out}, nil)
+	}
+}
+
+// readError wraps a failure to read the stream.
+func (d *chatDecoder) readError(err error) error {
+	if errors.Is(err, sse.ErrEventTooLarge) {
+		return &runlet.ProviderError{Provider: d.provider, Message: "stream event too large", RequestID: d.requestID,
+			Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+	}
+	return &runlet.ProviderError{Provider: d.provider, Message: "stream interrupted", Retryable: true, RequestID: d.requestID,
+		Err: fmt.Errorf("%w: %w", runlet.ErrStreamIncomplete, err)}
+}

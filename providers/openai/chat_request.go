@@ -1,0 +1,519 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/runlet/runlet"
+)
+
+// chatRequest is the body of POST /chat/completions, without the
+// pass-through options (spliced in by chatMarshal).
+type chatRequest struct {
+	Model               string              `json:"model"`
+	Messages            []chatMessage       `json:"messages"`
+	Tools               []chatTool          `json:"tools,omitempty"`
+	ToolChoice          any                 `json:"tool_choice,omitempty"`
+	ResponseFormat      *chatResponseFormat `json:"response_format,omitempty"`
+	Temperature         *float64            `json:"temperature,omitempty"`
+	TopP                *float64            `json:"top_p,omitempty"`
+	MaxTokens           int                 `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
+	Stop                []string            `json:"stop,omitempty"`
+	Stream              bool                `json:"stream,omitempty"`
+	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
+}
+
+// clear drops the generated value of a top-level key that an option
+// replaces; it reports whether the key is one of the struct's.
+func (r *chatRequest) clear(key string) bool {
+	switch key {
+	case "model":
+		r.Model = ""
+	case "tools":
+		r.Tools = nil
+	case "tool_choice":
+		r.ToolChoice = nil
+	case "response_format":
+		r.ResponseFormat = nil
+	case "temperature":
+		r.Temperature = nil
+	case "top_p":
+		r.TopP = nil
+	case "max_tokens":
+		r.MaxTokens = 0
+	case "max_completion_tokens":
+		r.MaxCompletionTokens = 0
+	case "stop":
+		r.Stop = nil
+	case "stream_options":
+		r.StreamOptions = nil
+	default:
+		return false
+	}
+	return true
+}
+
+type chatStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role             string         `json:"role"`
+	Content          any            `json:"content,omitempty"` // string or []chatContentPart
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+}
+
+type chatContentPart struct {
+	Type       string          `json:"type"`
+	Text       string          `json:"text,omitempty"`
+	ImageURL   *chatImageURL   `json:"image_url,omitempty"`
+	InputAudio *chatInputAudio `json:"input_audio,omitempty"`
+	File       *chatFile       `json:"file,omitempty"`
+}
+
+type chatImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+type chatInputAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
+}
+
+type chatFile struct {
+	Filename string `json:"filename,omitempty"`
+	FileData string `json:"file_data"`
+}
+
+type chatToolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function chatFunctionCall `json:"function"`
+}
+
+type chatFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Parameters  any    `json:"parameters"`
+	Strict      bool   `json:"strict,omitempty"`
+}
+
+type chatResponseFormat struct {
+	Type       string          `json:"type"`
+	JSONSchema *chatJSONSchema `json:"json_schema,omitempty"`
+}
+
+type chatJSONSchema struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Schema      any    `json:"schema,omitempty"`
+	Strict      bool   `json:"strict,omitempty"`
+}
+
+// chatEmptyParams is the parameters schema of a tool that declares none.
+var chatEmptyParams = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// chatBuilt is a request body ready to send, plus the options that shape
+// how the response is read.
+type chatBuilt struct {
+	body      []byte
+	thinkTags bool
+}
+
+// chatControl holds the options the adapter interprets instead of sending.
+type chatControl struct {
+	model            string
+	strict           bool
+	maxTokensField   string
+	sendReasoning    string
+	thinkTags        bool
+	instructionsRole string
+}
+
+func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (chatBuilt, error) {
+	if req == nil {
+		return chatBuilt{}, fmt.Errorf("openai chat: nil request")
+	}
+	ctl := chatControl{
+		model:            m.r.model,
+		maxTokensField:   m.maxTokensField,
+		sendReasoning:    m.sendReasoning,
+		instructionsRole: "system",
+	}
+	var extra []string // pass-through option keys, sorted
+	for k, v := range req.Options {
+		var err error
+		switch k {
+		case "model":
+			ctl.model, err = chatOptString(k, v)
+		case "strict":
+			ctl.strict, err = chatOptBool(k, v)
+		case "think_tags":
+			ctl.thinkTags, err = chatOptBool(k, v)
+		case "max_tokens_field":
+			ctl.maxTokensField, err = chatOptString(k, v)
+			if err == nil && ctl.maxTokensField != "max_tokens" && ctl.maxTokensField != "max_completion_tokens" {
+				err = fmt.Errorf("openai chat: option %q must be \"max_tokens\" or \"max_completion_tokens\", not %q", k, ctl.maxTokensField)
+			}
+		case "instructions_role":
+			ctl.instructionsRole, err = chatOptString(k, v)
+			if err == nil && ctl.instructionsRole != "system" && ctl.instructionsRole != "developer" {
+				err = fmt.Errorf("openai chat: option %q must be \"system\" or \"developer\", not %q", k, ctl.instructionsRole)
+			}
+		case "send_reasoning":
+			switch v := v.(type) {
+			case bool:
+				ctl.sendReasoning = ""
+				if v {
+					ctl.sendReasoning = "reasoning_content"
+				}
+			case string:
+				if v != "" && v != "reasoning_content" && v != "reasoning" {
+					err = fmt.Errorf("openai chat: option %q must be true, false, \"reasoning_content\" or \"reasoning\", not %q", k, v)
+				}
+				ctl.sendReasoning = v
+			default:
+				err = fmt.Errorf("openai chat: option %q must be a bool or a string, not %T", k, v)
+			}
+		case "messages", "stream":
+			err = fmt.Errorf("openai chat: option %q is set by the adapter and cannot be overridden", k)
+		default:
+			extra = append(extra, k)
+		}
+		if err != nil {
+			return chatBuilt{}, err
+		}
+	}
+	slices.Sort(extra)
+
+	r := chatRequest{Model: ctl.model}
+	msgs, err := chatMessages(req, m.r.name, &ctl)
+	if err != nil {
+		return chatBuilt{}, err
+	}
+	r.Messages = msgs
+	if len(req.Tools) > 0 {
+		r.Tools = make([]chatTool, len(req.Tools))
+		for i, t := range req.Tools {
+			var params any = chatEmptyParams
+			if t.InputSchema != nil {
+				params = t.InputSchema
+			}
+			r.Tools[i] = chatTool{Type: "function", Function: chatFunction{
+				Name: t.Name, Description: t.Description, Parameters: params, Strict: ctl.strict,
+			}}
+		}
+		if r.ToolChoice, err = chatToolChoice(req.ToolChoice); err != nil {
+			return chatBuilt{}, err
+		}
+	}
+	if os := req.OutputSchema; os != nil {
+		name := os.Name
+		if name == "" {
+			name = "output"
+		}
+		js := &chatJSONSchema{Name: name, Description: os.Description, Strict: os.Strict}
+		if os.Schema != nil {
+			js.Schema = os.Schema
+		}
+		r.ResponseFormat = &chatResponseFormat{Type: "json_schema", JSONSchema: js}
+	}
+	r.Temperature, r.TopP = req.Temperature, req.TopP
+	if n := req.MaxOutputTokens; n > 0 {
+		if ctl.maxTokensField == "max_completion_tokens" {
+			r.MaxCompletionTokens = n
+		} else {
+			r.MaxTokens = n
+		}
+	}
+	r.Stop = req.StopSequences
+	if stream {
+		r.Stream = true
+		r.StreamOptions = &chatStreamOptions{IncludeUsage: true}
+	}
+	body, err := chatMarshal(&r, req.Options, extra)
+	if err != nil {
+		return chatBuilt{}, err
+	}
+	return chatBuilt{body: body, thinkTags: ctl.thinkTags}, nil
+}
+
+// chatMarshal encodes r and splices in the pass-through options, which
+// replace generated keys of the same name; a nil option removes the key.
+func chatMarshal(r *chatRequest, opts map[string]any, extra []string) ([]byte, error) {
+	for _, k := range extra {
+		r.clear(k)
+	}
+	var buf bytes.Buffer
+	buf.Grow(1024)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("openai chat: encoding request: %w", err)
+	}
+	body := bytes.TrimRight(buf.Bytes(), "\n")
+	if len(extra) == 0 {
+		return body, nil
+	}
+	body = body[:len(body)-1] // drop '}'
+	for _, k := range extra {
+		v := opts[k]
+		if v == nil {
+			continue
+		}
+		raw, err := chatMarshalValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("openai chat: option %q: %w", k, err)
+		}
+		key, _ := chatMarshalValue(k)
+		body = append(body, ',')
+		body = append(body, key...)
+		body = append(body, ':')
+		body = append(body, raw...)
+	}
+	return append(body, '}'), nil
+}
+
+func chatMarshalValue(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func chatOptString(key string, v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("openai chat: option %q must be a string, not %T", key, v)
+	}
+	return s, nil
+}
+
+func chatOptBool(key string, v any) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("openai chat: option %q must be a bool, not %T", key, v)
+	}
+	return b, nil
+}
+
+func chatToolChoice(tc runlet.ToolChoice) (any, error) {
+	switch tc.Mode {
+	case "":
+		return nil, nil
+	case runlet.ToolChoiceAuto, runlet.ToolChoiceNone, runlet.ToolChoiceRequired:
+		return string(tc.Mode), nil
+	case runlet.ToolChoiceTool:
+		if tc.Name == "" {
+			return nil, fmt.Errorf("openai chat: tool choice %q needs a tool name", tc.Mode)
+		}
+		return map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}, nil
+	}
+	return nil, fmt.Errorf("openai chat: unknown tool choice mode %q", tc.Mode)
+}
+
+// chatMessages translates the instructions and history.
+func chatMessages(req *runlet.ModelRequest, provider string, ctl *chatControl) ([]chatMessage, error) {
+	out := make([]chatMessage, 0, len(req.Messages)+1)
+	if req.Instructions != "" {
+		out = append(out, chatMessage{Role: ctl.instructionsRole, Content: req.Instructions})
+	}
+	for i, msg := range req.Messages {
+		var err error
+		switch msg.Role {
+		case runlet.RoleUser:
+			out, err = chatUserMessage(out, msg)
+		case runlet.RoleAssistant:
+			out, err = chatAssistantMessage(out, msg, provider, ctl.sendReasoning)
+		case runlet.RoleTool:
+			out, err = chatToolMessages(out, msg)
+		default:
+			err = fmt.Errorf("unknown role %q", msg.Role)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("openai chat: message %d: %w", i, err)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("openai chat: the request has no messages")
+	}
+	return out, nil
+}
+
+func chatUserMessage(out []chatMessage, msg runlet.Message) ([]chatMessage, error) {
+	var parts []chatContentPart
+	texts := 0
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.TextPart:
+			if p.Text != "" {
+				parts = append(parts, chatContentPart{Type: "text", Text: p.Text})
+				texts++
+			}
+		case runlet.ImagePart:
+			u, err := chatImage(p)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, chatContentPart{Type: "image_url", ImageURL: &chatImageURL{URL: u, Detail: p.Detail}})
+		case runlet.FilePart:
+			cp, err := chatFilePart(p)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, cp)
+		case runlet.ToolResultPart:
+			// Tool results belong in tool messages wherever they appear.
+			out = append(out, chatMessage{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
+		case runlet.ReasoningPart, runlet.ToolCallPart:
+			return nil, fmt.Errorf("a user message cannot hold a %s part", p.PartType())
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		// A message of tool results only needs no user message of its own.
+		if len(msg.Parts) == 0 || !chatOnlyToolResults(msg) {
+			out = append(out, chatMessage{Role: "user", Content: ""})
+		}
+	case len(parts) == 1 && texts == 1:
+		out = append(out, chatMessage{Role: "user", Content: parts[0].Text})
+	default:
+		out = append(out, chatMessage{Role: "user", Content: parts})
+	}
+	return out, nil
+}
+
+func chatOnlyToolResults(msg runlet.Message) bool {
+	for _, p := range msg.Parts {
+		if _, ok := p.(runlet.ToolResultPart); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reasoningField string) ([]chatMessage, error) {
+	cm := chatMessage{Role: "assistant"}
+	var text, reasoning strings.Builder
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.TextPart:
+			text.WriteString(p.Text)
+		case runlet.ReasoningPart:
+			// Only this provider's reasoning, and only to servers that want it.
+			if reasoningField != "" && p.Provider == provider {
+				reasoning.WriteString(p.Text)
+			}
+		case runlet.ToolCallPart:
+			args := string(p.Arguments)
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			cm.ToolCalls = append(cm.ToolCalls, chatToolCall{ID: p.ID, Type: "function",
+				Function: chatFunctionCall{Name: p.Name, Arguments: args}})
+		case runlet.ToolResultPart:
+			return nil, fmt.Errorf("an assistant message cannot hold a tool result")
+		default:
+			return nil, fmt.Errorf("the Chat Completions API takes no %s part in an assistant message", p.PartType())
+		}
+	}
+	if text.Len() > 0 || len(cm.ToolCalls) == 0 {
+		cm.Content = text.String()
+	}
+	switch reasoningField {
+	case "reasoning_content":
+		cm.ReasoningContent = reasoning.String()
+	case "reasoning":
+		cm.Reasoning = reasoning.String()
+	}
+	return append(out, cm), nil
+}
+
+func chatToolMessages(out []chatMessage, msg runlet.Message) ([]chatMessage, error) {
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.ToolResultPart:
+			out = append(out, chatMessage{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
+		default:
+			return nil, fmt.Errorf("a tool message can only hold tool results, not a %s part", p.PartType())
+		}
+	}
+	return out, nil
+}
+
+func chatImage(p runlet.ImagePart) (string, error) {
+	if len(p.Data) > 0 {
+		return chatDataURL(p.MediaType, p.Data), nil
+	}
+	if p.URL == "" {
+		return "", fmt.Errorf("image part has neither URL nor data")
+	}
+	return p.URL, nil
+}
+
+func chatFilePart(p runlet.FilePart) (chatContentPart, error) {
+	if len(p.Data) == 0 {
+		if p.URL != "" {
+			return chatContentPart{}, fmt.Errorf("the Chat Completions API takes files as inline data, not by URL (%s)", p.Name)
+		}
+		return chatContentPart{}, fmt.Errorf("file part %q has no data", p.Name)
+	}
+	mt := p.MediaType
+	if mt == "" {
+		mt = http.DetectContentType(p.Data)
+	}
+	switch strings.ToLower(mt) {
+	case "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave":
+		return chatContentPart{Type: "input_audio", InputAudio: &chatInputAudio{Data: base64.StdEncoding.EncodeToString(p.Data), Format: "wav"}}, nil
+	case "audio/mpeg", "audio/mp3":
+		return chatContentPart{Type: "input_audio", InputAudio: &chatInputAudio{Data: base64.StdEncoding.EncodeToString(p.Data), Format: "mp3"}}, nil
+	}
+	name := p.Name
+	if name == "" {
+		name = "file"
+	}
+	return chatContentPart{Type: "file", File: &chatFile{Filename: name, FileData: chatDataURL(mt, p.Data)}}, nil
+}
+
+// chatDataURL encodes inline bytes as a base64 data: URL, sniffing the
+// media type when none is given.
+func chatDataURL(mediaType string, data []byte) string {
+	if mediaType == "" {
+		mediaType = http.DetectContentType(data)
+		if i := strings.IndexByte(mediaType, ';'); i >= 0 {
+			mediaType = mediaType[:i]
+		}
+	}
+	var b strings.Builder
+	b.Grow(len("data:;base64,") + len(mediaType) + base64.StdEncoding.EncodedLen(len(data)))
+	b.WriteString("data:")
+	b.WriteString(mediaType)
+	b.WriteString(";base64,")
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	_, _ = enc.Write(data)
+	_ = enc.Close()
+	return b.String()
+}

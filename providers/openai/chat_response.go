@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
+)
+
+// chatCompletion is a non-streamed response body.
+type chatCompletion struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []chatChoice    `json:"choices"`
+	Usage   *chatUsage      `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type chatChoice struct {
+	Index        int         `json:"index"`
+	Message      chatRespMsg `json:"message"`
+	FinishReason string      `json:"finish_reason"`
+}
+
+type chatRespMsg struct {
+	Content          chatStr `json:"content"`
+	Refusal          chatStr `json:"refusal"`
+	ReasoningContent chatStr `json:"reasoning_content"`
+	Reasoning        chatStr `json:"reasoning"`
+	ToolCalls        []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string  `json:"name"`
+			Arguments chatStr `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// chatUsage is the usage object, with the fields compatible servers add.
+type chatUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CachedTokens         int `json:"cached_tokens"`           // Together, top level
+	ReasoningTokens      int `json:"reasoning_tokens"`        // SGLang-style servers, top level
+}
+
+func (u *chatUsage) usage() runlet.Usage {
+	out := runlet.Usage{
+		InputTokens:       u.PromptTokens,
+		OutputTokens:      u.CompletionTokens,
+		TotalTokens:       u.TotalTokens,
+		ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
+		CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+	}
+	if out.ReasoningTokens == 0 {
+		out.ReasoningTokens = u.ReasoningTokens
+	}
+	if out.CachedInputTokens == 0 {
+		out.CachedInputTokens = max(u.PromptCacheHitTokens, u.CachedTokens)
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.InputTokens + out.OutputTokens
+	}
+	return out
+}
+
+// chatFinish maps a finish_reason onto Runlet's set.
+func chatFinish(reason string, hasCalls, refusal bool) runlet.FinishReason {
+	switch {
+	case refusal:
+		return runlet.FinishRefusal
+	case hasCalls && (reason == "stop" || reason == "" || reason == "tool_calls" || reason == "function_call"):
+		return runlet.FinishToolCalls
+	}
+	switch reason {
+	case "stop", "":
+		return runlet.FinishStop
+	case "length":
+		return runlet.FinishLength
+	case "tool_calls", "function_call":
+		return runlet.FinishToolCalls
+	case "content_filter":
+		return runlet.FinishContentFilter
+	}
+	return runlet.FinishOther
+}
+
+// chatDecodeCompletion translates a non-streamed response body.
+func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet.ModelResponse, error) {
+	var w chatCompletion
+	if err := json.Unmarshal(body, &w); err != nil {
+		msg := "malformed response"
+		if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
+			// Not JSON at all: say what it was, briefly.
+			if pe := httpc.ErrorFromBody(provider, body); pe.Message != "" {
+				msg += ": " + pe.Message
+			}
+		}
+		return nil, &runlet.ProviderError{Provider: provider, Message: msg, Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+	}
+	if chatHasError(w.Error) {
+		return nil, chatErrorEvent(provider, body)
+	}
+	var ch *chatChoice
+	for i := range w.Choices {
+		if w.Choices[i].Index == 0 {
+			ch = &w.Choices[i]
+			break
+		}
+	}
+	if ch == nil {
+		return nil, &runlet.ProviderError{Provider: provider, Message: "response has no choice 0",
+			Err: ErrMalformedStream}
+	}
+	msg := runlet.Message{Role: runlet.RoleAssistant}
+	reasoning := ch.Message.ReasoningContent.b
+	if len(reasoning) == 0 {
+		reasoning = ch.Message.Reasoning.b
+	}
+	var text []byte
+	content := chatFixSurrogates(&ch.Message.Content)
+	if thinkTags {
+		var r, t []byte
+		var th chatThink
+		emit := func(isR bool, p []byte) {
+			if isR {
+				r = append(r, p...)
+			} else {
+				t = append(t, p...)
+			}
+		}
+		th.feed(content, emit)
+		th.flush(emit)
+		if len(reasoning) == 0 {
+			reasoning = r
+		} else {
+			reasoning = append(append([]byte(nil), reasoning...), r...)
+		}
+		text = t
+	} else {
+		text = content
+	}
+	if len(reasoning) > 0 {
+		msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: string(reasoning), Provider: provider})
+	}
+	refusal := !ch.Message.Refusal.empty()
+	if refusal {
+		msg.Parts = append(msg.Parts, runlet.TextPart{Text: string(chatFixSurrogates(&ch.Message.Refusal))})
+	} else if len(text) > 0 {
+		msg.Parts = append(msg.Parts, runlet.TextPart{Text: string(text)})
+	}
+	for i, tc := range ch.Message.ToolCalls {
+		args := chatFixSurrogates(&tc.Function.Arguments)
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = []byte("{}")
+		}
+		id := tc.ID
+		if id == "" {
+			id = "call_" + strconv.Itoa(i)
+		}
+		msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: id, Name: tc.Function.Name,
+			Arguments: json.RawMessage(string(args))})
+	}
+	out := &runlet.ModelResponse{
+		Message:      msg,
+		FinishReason: chatFinish(ch.FinishReason, len(ch.Message.ToolCalls) > 0, refusal),
+		ID:           w.ID,
+		Model:        w.Model,
+	}
+	if w.Usage != nil {
+		out.Usage = w.Usage.usage()
+	}
+	return out, nil
+}
+
+// chatFixSurrogates returns the text of a complete string field, turning
+// held-back lone surrogates into U+FFFD as encoding/json would.
+func chatFixSurrogates(s *chatStr) []byte {
+	if s.hi == 0 && s.lo == 0 {
+		return s.b
+	}
+	var out []byte
+	if s.lo != 0 {
+		out = append(out, "\uFFFD"...)
+	}
+	out = append(out, s.b...)
+	if s.hi != 0 {
+		out = append(out, "\uFFFD"...)
+	}
+	return out
+}
+
+// chatHasError reports whether an "error" field holds an error (not null,
+// false or empty).
+func chatHasError(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null" && string(raw) != "false" &&
+		string(raw) != `""` && string(raw) != "{}"
+}
+
+// chatErrorEvent maps an error object received with status 200 (inside a
+// stream or as the whole body) to a *runlet.ProviderError. Besides the
+// error type, a numeric code or status_code (OpenRouter, Groq) decides
+// whether it is retryable.
+func chatErrorEvent(provider string, data []byte) *runlet.ProviderError {
+	pe := httpc.ErrorFromBody(provider, data)
+	var env struct {
+		Error struct {
+			Code       json.RawMessage `json:"code"`
+			StatusCode int             `json:"status_code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(data, &env) == nil {
+		status := env.Error.StatusCode
+		if n, err := strconv.Atoi(string(env.Error.Code)); err == nil && status == 0 {
+			status = n
+		}
+		if status >= 400 && status < 600 && httpc.Retryable(status) {
+			pe.Retryable = true
+		}
+	}
+	switch pe.Type {
+	case "server_error", "rate_limit_error", "overloaded_error", "api_error", "service_unavailable":
+		pe.Retryable = true
+	}
+	if pe.Message == "" {
+		pe.Message = "error in response"
+	}
+	return pe
+}

@@ -1,0 +1,317 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/sse"
+)
+
+// chatChunk is one chat.completion.chunk. The decoder reuses one value for
+// the whole stream, so it must be reset before every decode (encoding/json
+// leaves absent fields, and reused slice elements, as they were).
+type chatChunk struct {
+	Choices []chatChunkChoice `json:"choices"`
+	Usage   *chatUsage        `json:"usage"`
+	Error   json.RawMessage   `json:"error"`
+}
+
+// chatChunkHead also decodes the chunk's id and model. The decoder uses it
+// only until it has them, so later chunks do not allocate those strings.
+type chatChunkHead struct {
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	*chatChunk
+}
+
+type chatChunkChoice struct {
+	Index        int       `json:"index"`
+	Delta        chatDelta `json:"delta"`
+	FinishReason string    `json:"finish_reason"`
+}
+
+type chatDelta struct {
+	Content          chatStr             `json:"content"`
+	Refusal          chatStr             `json:"refusal"`
+	ReasoningContent chatStr             `json:"reasoning_content"`
+	Reasoning        chatStr             `json:"reasoning"`
+	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
+}
+
+type chatToolCallDelta struct {
+	Index    chatOptInt `json:"index"`
+	ID       string     `json:"id"`
+	Function struct {
+		Name      string  `json:"name"`
+		Arguments chatStr `json:"arguments"`
+	} `json:"function"`
+}
+
+func (c *chatChunk) reset() {
+	all := c.Choices[:cap(c.Choices)]
+	for i := range all {
+		ch := &all[i]
+		ch.Index, ch.FinishReason = 0, ""
+		d := &ch.Delta
+		d.Content.reset()
+		d.Refusal.reset()
+		d.ReasoningContent.reset()
+		d.Reasoning.reset()
+		calls := d.ToolCalls[:cap(d.ToolCalls)]
+		for j := range calls {
+			tc := &calls[j]
+			tc.Index, tc.ID, tc.Function.Name = chatOptInt{}, "", ""
+			tc.Function.Arguments.reset()
+		}
+		d.ToolCalls = d.ToolCalls[:0]
+	}
+	c.Choices = c.Choices[:0]
+	c.Usage = nil
+	c.Error = c.Error[:0]
+}
+
+// chatCall is the decoder's state for one tool call.
+type chatCall struct {
+	index   int // the server's index; -1 when the server sent none
+	id      string
+	name    string
+	started bool
+	carry   chatCarry
+}
+
+// chatDecoder turns the events of a Chat Completions stream into
+// runlet.StreamEvents and assembles the final response. It reads choice 0
+// only.
+type chatDecoder struct {
+	provider  string
+	requestID string
+	thinkTags bool
+
+	body chatChunk
+	head chatChunkHead
+	acc  runlet.Accumulator
+
+	// events produced by the last feed or finish call
+	events []runlet.StreamEvent
+
+	id, model, finishReason string
+	usage                   runlet.Usage
+	haveUsage, done         bool
+	refusal                 bool
+	lastKind                runlet.StreamEventKind
+
+	text, reasoning, refusalText chatCarry
+	calls                        []chatCall
+	think                        chatThink
+	scratch                      []byte
+}
+
+func newChatDecoder(provider string, thinkTags bool) *chatDecoder {
+	d := &chatDecoder{provider: provider, thinkTags: thinkTags, events: make([]runlet.StreamEvent, 0, 4)}
+	d.head.chatChunk = &d.body
+	return d
+}
+
+var chatDone = []byte("[DONE]")
+
+// feed decodes one SSE event. The StreamEvents it produced are in d.events
+// until the next call.
+func (d *chatDecoder) feed(ev sse.Event) error {
+	d.events = d.events[:0]
+	if d.done {
+		return nil
+	}
+	data := ev.Data
+	if ev.Type == "error" {
+		return d.streamError(data)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	if data[0] != '{' {
+		data = bytes.TrimSpace(data)
+		if bytes.Equal(data, chatDone) {
+			d.done = true
+			return nil
+		}
+	}
+	d.body.reset()
+	var err error
+	if d.id == "" || d.model == "" {
+		d.head.ID, d.head.Model = "", ""
+		err = json.Unmarshal(data, &d.head)
+		if d.id == "" {
+			d.id = d.head.ID
+		}
+		if d.model == "" {
+			d.model = d.head.Model
+		}
+	} else {
+		err = json.Unmarshal(data, &d.body)
+	}
+	if err != nil {
+		return &runlet.ProviderError{Provider: d.provider, Message: "malformed stream chunk", RequestID: d.requestID,
+			Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+	}
+	if chatHasError(d.body.Error) {
+		return d.streamError(data)
+	}
+	if u := d.body.Usage; u != nil {
+		d.usage, d.haveUsage = u.usage(), true
+	}
+	for i := range d.body.Choices {
+		if ch := &d.body.Choices[i]; ch.Index == 0 {
+			d.choice(ch)
+		}
+	}
+	return nil
+}
+
+func (d *chatDecoder) streamError(data []byte) error {
+	pe := chatErrorEvent(d.provider, data)
+	pe.RequestID = d.requestID
+	return pe
+}
+
+func (d *chatDecoder) choice(ch *chatChunkChoice) {
+	delta := &ch.Delta
+	r := &delta.ReasoningContent
+	if r.empty() {
+		r = &delta.Reasoning
+	}
+	if b := d.reasoning.text(r, &d.scratch); len(b) > 0 {
+		d.emit(runlet.StreamReasoningDelta, b)
+	}
+	if b := d.text.text(&delta.Content, &d.scratch); len(b) > 0 {
+		d.content(b)
+	}
+	if b := d.refusalText.text(&delta.Refusal, &d.scratch); len(b) > 0 {
+		d.refusal = true
+		d.emit(runlet.StreamTextDelta, b)
+	}
+	for j := range delta.ToolCalls {
+		d.toolCall(&delta.ToolCalls[j])
+	}
+	if ch.FinishReason != "" {
+		d.finishReason = ch.FinishReason
+	}
+}
+
+func (d *chatDecoder) content(b []byte) {
+	if !d.thinkTags {
+		d.emit(runlet.StreamTextDelta, b)
+		return
+	}
+	d.think.feed(b, d.emitThink)
+}
+
+func (d *chatDecoder) emitThink(reasoning bool, b []byte) {
+	if reasoning {
+		d.emit(runlet.StreamReasoningDelta, b)
+	} else {
+		d.emit(runlet.StreamTextDelta, b)
+	}
+}
+
+func (d *chatDecoder) emit(kind runlet.StreamEventKind, b []byte) {
+	d.add(runlet.StreamEvent{Kind: kind, Delta: string(b)})
+}
+
+func (d *chatDecoder) add(ev runlet.StreamEvent) {
+	d.acc.Add(ev)
+	if ev.Kind == runlet.StreamReasoningDelta && d.lastKind != runlet.StreamReasoningDelta {
+		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.provider})
+	}
+	d.lastKind = ev.Kind
+	d.events = append(d.events, ev)
+}
+
+func (d *chatDecoder) toolCall(tc *chatToolCallDelta) {
+	pos := -1
+	if tc.Index.set {
+		for k := range d.calls {
+			if d.calls[k].index == tc.Index.v {
+				pos = k
+				break
+			}
+		}
+	} else if n := len(d.calls); n > 0 && (tc.ID == "" || tc.ID == d.calls[n-1].id) {
+		// No index (a loose server): a new ID starts a new call.
+		pos = n - 1
+	}
+	if pos < 0 {
+		idx := -1
+		if tc.Index.set {
+			idx = tc.Index.v
+		}
+		d.calls = append(d.calls, chatCall{index: idx})
+		pos = len(d.calls) - 1
+	}
+	c := &d.calls[pos]
+	ev := runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: pos}
+	if tc.ID != "" && c.id == "" {
+		c.id, ev.ID = tc.ID, tc.ID
+	}
+	if n := tc.Function.Name; n != "" && n != c.name {
+		c.name, ev.Name = n, n
+	}
+	args := c.carry.text(&tc.Function.Arguments, &d.scratch)
+	if c.started && ev.ID == "" && ev.Name == "" && len(args) == 0 {
+		return // an empty trailer (Qwen repeats "id": "" and "arguments": "")
+	}
+	c.started = true
+	ev.Delta = string(args)
+	d.add(ev)
+}
+
+// finish checks that the stream completed and returns the assembled
+// response. Deltas held back until the end are in d.events.
+func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
+	d.events = d.events[:0]
+	switch {
+	case d.finishReason == "" && d.done:
+		return nil, d.incomplete("stream ended with [DONE] but no finish_reason")
+	case d.finishReason == "":
+		return nil, d.incomplete("stream ended before a finish_reason")
+	case !d.done && !d.haveUsage:
+		return nil, d.incomplete("stream ended before [DONE]")
+	}
+	if s := d.reasoning.flush(); s != "" {
+		d.add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: s})
+	}
+	if s := d.text.flush(); s != "" {
+		d.content([]byte(s))
+	}
+	if d.thinkTags {
+		d.think.flush(d.emitThink)
+	}
+	if s := d.refusalText.flush(); s != "" {
+		d.add(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: s})
+	}
+	for i := range d.calls {
+		if s := d.calls[i].carry.flush(); s != "" {
+			d.add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: i, Delta: s})
+		}
+	}
+	resp := d.acc.Response(d.usage, chatFinish(d.finishReason, d.acc.HasToolCalls(), d.refusal))
+	resp.ID, resp.Model = d.id, d.model
+	k := 0
+	for i, p := range resp.Message.Parts {
+		if tc, ok := p.(runlet.ToolCallPart); ok {
+			if tc.ID == "" {
+				tc.ID = "call_" + strconv.Itoa(k)
+				resp.Message.Parts[i] = tc
+			}
+			k++
+		}
+	}
+	return resp, nil
+}
+
+func (d *chatDecoder) incomplete(msg string) error {
+	return &runlet.ProviderError{Provider: d.provider, Message: msg, Retryable: true, RequestID: d.requestID,
+		Err: runlet.ErrStreamIncomplete}
+}

@@ -1,0 +1,718 @@
+package runlettest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// OpenAIChatServer is a fake OpenAI Chat Completions API
+// (POST .../chat/completions) on loopback, for tests that run the real
+// adapter end to end. It answers each request with the next scripted
+// OpenAIChatReply, as a chat.completion JSON body or, when the request has
+// "stream": true, as chat.completion.chunk events ending in "data: [DONE]",
+// the way api.openai.com streams: a role chunk, reasoning deltas (as
+// compatible servers send them), content or refusal deltas, tool-call
+// deltas by index (the first with ID and name, then argument fragments), a
+// finish chunk, and, when the request's stream_options.include_usage is
+// true, a usage chunk with empty choices.
+//
+// It records every request (Requests), injects faults (InjectFault: HTTP
+// status codes, connection resets, truncated streams), and answers 401 when
+// RequireAPIKey was set and the bearer token differs, 400 for a body that is
+// not JSON or has no messages, and 404 for other paths, each with OpenAI's
+// error envelope {"error":{"message","type","param","code"}}.
+//
+// Point an adapter at BaseURL:
+//
+//	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "Hello!"})
+//	defer srv.Close()
+//	model := openai.NewChatCompletions(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test", Model: "gpt-4o-mini"})
+type OpenAIChatServer struct {
+	*httptest.Server
+	wire
+
+	// ChunkSize is the size of each streamed text, reasoning, refusal or
+	// argument delta, in units of Split; zero or negative means 4. A
+	// reply's Deltas overrides it for that reply's text. Set it (and the
+	// other fields) before the first request.
+	ChunkSize int
+	// Split says where streamed strings are cut; see ChatSplit.
+	Split ChatSplit
+	// InterleaveToolCalls sends the argument fragments of parallel tool
+	// calls round-robin (call 0, call 1, call 0, ...) instead of one call
+	// after the other, as some servers do.
+	InterleaveToolCalls bool
+
+	mu        sync.Mutex
+	queue     []OpenAIChatReply
+	responder func(WireRequest) OpenAIChatReply
+	apiKey    string
+	n         int
+}
+
+// ChatSplit says where an OpenAIChatServer cuts streamed strings into
+// deltas.
+type ChatSplit int
+
+const (
+	// ChatSplitRunes cuts between characters, as real servers do.
+	ChatSplitRunes ChatSplit = iota
+	// ChatSplitBytes cuts anywhere, even inside a UTF-8 sequence; the
+	// partial bytes are written raw into the JSON strings, so only the
+	// joined deltas are valid UTF-8.
+	ChatSplitBytes
+	// ChatSplitUTF16 cuts between UTF-16 code units and writes every
+	// non-ASCII character as a \u escape (as servers using Python's
+	// ensure_ascii do), so a surrogate pair may be split across deltas.
+	ChatSplitUTF16
+)
+
+// OpenAIChatReply is one scripted answer.
+type OpenAIChatReply struct {
+	// ID and Model default to "chatcmpl-runlettest-N" and the request's model.
+	ID, Model string
+	// Text is the content; Refusal, when set, is sent in the refusal field
+	// instead (content null).
+	Text    string
+	Refusal string
+	// Reasoning is sent in ReasoningField ("reasoning_content" when empty;
+	// "reasoning" as Ollama, OpenRouter and Groq name it), before the
+	// content, as compatible reasoning servers do.
+	Reasoning      string
+	ReasoningField string
+	// ToolCalls are the function calls, in order (index 0, 1, ...).
+	ToolCalls []OpenAIChatToolCall
+	// FinishReason defaults to "tool_calls" when there are tool calls, else
+	// "stop".
+	FinishReason string
+	// Usage is reported as given; nil reports a rough estimate.
+	Usage *OpenAIChatUsage
+	// Deltas, when positive, streams Text in exactly this many deltas (as
+	// evenly as Split allows), overriding ChunkSize.
+	Deltas int
+	// Error, when set, is the answer instead: for a non-streaming request an
+	// HTTP error (Error.Status) with the error envelope; for a stream, an
+	// error chunk data: {"error":{...}} after ErrorAfter events, on an HTTP
+	// 200 stream that then ends without [DONE], as the API reports failures
+	// that happen mid-stream.
+	Error      *OpenAIChatError
+	ErrorAfter int
+	// Body, when set, is sent verbatim instead (as text/event-stream when
+	// the request streams, else as application/json): a recorded response
+	// to replay, or a malformed one.
+	Body []byte
+}
+
+// OpenAIChatToolCall is one scripted function call. An empty ID is
+// generated; Arguments is the JSON text of the arguments.
+type OpenAIChatToolCall struct {
+	ID, Name, Arguments string
+}
+
+// OpenAIChatUsage is a scripted reply's token usage. A zero TotalTokens is
+// reported as PromptTokens + CompletionTokens.
+type OpenAIChatUsage struct {
+	PromptTokens, CompletionTokens, TotalTokens int
+	ReasoningTokens, CachedTokens               int
+}
+
+// OpenAIChatError is an error answer. Status defaults to 429 for
+// "rate_limit_exceeded" codes or "rate_limit_error" types, 400 for
+// "invalid_request_error", 401 for "authentication_error" and 500
+// otherwise; it is unused in streams.
+type OpenAIChatError struct {
+	Status              int
+	Type, Code, Message string
+}
+
+// NewOpenAIChatServer starts a fake Chat Completions API that answers the
+// given replies in order. Close it when done.
+func NewOpenAIChatServer(replies ...OpenAIChatReply) *OpenAIChatServer {
+	s := &OpenAIChatServer{queue: append([]OpenAIChatReply(nil), replies...)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// BaseURL is the API root to configure an adapter with (".../v1").
+func (s *OpenAIChatServer) BaseURL() string { return s.URL + "/v1" }
+
+// Enqueue appends replies to the script.
+func (s *OpenAIChatServer) Enqueue(replies ...OpenAIChatReply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// SetResponder sets a function that answers requests once the script is
+// used up. Without one, such requests get an HTTP 500 server_error.
+func (s *OpenAIChatServer) SetResponder(f func(WireRequest) OpenAIChatReply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = f
+}
+
+// RequireAPIKey makes the server answer 401 unless the request carries
+// "Authorization: Bearer <key>".
+func (s *OpenAIChatServer) RequireAPIKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiKey = key
+}
+
+func (s *OpenAIChatServer) next(req WireRequest) (OpenAIChatReply, int, bool) {
+	s.mu.Lock()
+	s.n++
+	n := s.n
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r, n, true
+	}
+	f := s.responder
+	s.mu.Unlock()
+	if f == nil {
+		return OpenAIChatReply{}, n, false
+	}
+	return f(req), n, true
+}
+
+type chatFakeRequest struct {
+	Model         string            `json:"model"`
+	Messages      []json.RawMessage `json:"messages"`
+	Stream        bool              `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
+	req, fault := s.record(r)
+	if writeStatusFault(rw, fault) {
+		return
+	}
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		chatFakeError(rw, &OpenAIChatError{Status: http.StatusNotFound, Type: "invalid_request_error",
+			Message: "runlettest: no route for " + r.Method + " " + r.URL.Path})
+		return
+	}
+	s.mu.Lock()
+	key := s.apiKey
+	s.mu.Unlock()
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		chatFakeError(rw, &OpenAIChatError{Type: "invalid_request_error", Code: "invalid_api_key", Status: http.StatusUnauthorized,
+			Message: "Incorrect API key provided."})
+		return
+	}
+	var body chatFakeRequest
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		chatFakeError(rw, &OpenAIChatError{Type: "invalid_request_error",
+			Message: "We could not parse the JSON body of your request: " + err.Error()})
+		return
+	}
+	if len(body.Messages) == 0 {
+		chatFakeError(rw, &OpenAIChatError{Type: "invalid_request_error", Code: "empty_array",
+			Message: "Invalid 'messages': empty array. Expected an array with minimum length 1."})
+		return
+	}
+	reply, n, ok := s.next(req)
+	reqID := "req_runlettest_" + strconv.Itoa(n)
+	rw.Header().Set("X-Request-Id", reqID)
+	if !ok {
+		chatFakeError(rw, &OpenAIChatError{Type: "server_error", Message: "runlettest: no scripted reply left"})
+		return
+	}
+	if reply.ID == "" {
+		reply.ID = "chatcmpl-runlettest-" + strconv.Itoa(n)
+	}
+	if reply.Model == "" {
+		reply.Model = body.Model
+	}
+	for i := range reply.ToolCalls {
+		if reply.ToolCalls[i].ID == "" {
+			reply.ToolCalls[i].ID = "call_runlettest_" + strconv.Itoa(n) + "_" + strconv.Itoa(i)
+		}
+	}
+	if reply.Body != nil {
+		if body.Stream {
+			rw.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			rw.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = rw.Write(reply.Body)
+		return
+	}
+	if body.Stream {
+		s.stream(rw, &reply, fault, body.StreamOptions.IncludeUsage, len(body.Messages))
+		return
+	}
+	if reply.Error != nil {
+		chatFakeError(rw, reply.Error)
+		return
+	}
+	if fault != nil && fault.Reset {
+		resetConn(rw)
+		return
+	}
+	out := chatFakeCompletion(&reply, len(body.Messages))
+	rw.Header().Set("Content-Type", "application/json")
+	if fault != nil && fault.Truncate {
+		out = out[:len(out)/2] // no Content-Length: the client sees a clean end mid-JSON
+	} else {
+		rw.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	}
+	rw.WriteHeader(http.StatusOK)
+	_, _ = rw.Write(out)
+}
+
+func chatFakeError(rw http.ResponseWriter, e *OpenAIChatError) {
+	status := e.Status
+	if status == 0 {
+		switch {
+		case e.Code == "rate_limit_exceeded" || e.Type == "rate_limit_error":
+			status = http.StatusTooManyRequests
+		case e.Type == "invalid_request_error":
+			status = http.StatusBadRequest
+		case e.Type == "authentication_error":
+			status = http.StatusUnauthorized
+		default:
+			status = http.StatusInternalServerError
+		}
+	}
+	rw.Header().Set("Content-Type", "application/json")
+	rw.WriteHeader(status)
+	_, _ = rw.Write(chatFakeErrorBody(e))
+}
+
+func chatFakeErrorBody(e *OpenAIChatError) []byte {
+	var code any
+	if e.Code != "" {
+		code = e.Code
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": e.Message, "type": e.Type, "param": nil, "code": code,
+	}})
+	return b
+}
+
+func (r *OpenAIChatReply) finishReason() string {
+	switch {
+	case r.FinishReason != "":
+		return r.FinishReason
+	case len(r.ToolCalls) > 0:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+type chatFakeUsageJSON struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+func (r *OpenAIChatReply) usage(messages int) chatFakeUsageJSON {
+	var u chatFakeUsageJSON
+	if r.Usage != nil {
+		u.PromptTokens, u.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
+		u.TotalTokens = r.Usage.TotalTokens
+		u.PromptTokensDetails.CachedTokens = r.Usage.CachedTokens
+		u.CompletionTokensDetails.ReasoningTokens = r.Usage.ReasoningTokens
+	} else {
+		// A rough estimate: about four characters per token.
+		u.PromptTokens = 10 * messages
+		out := len(r.Text) + len(r.Refusal) + len(r.Reasoning)
+		for _, c := range r.ToolCalls {
+			out += len(c.Name) + len(c.Arguments)
+		}
+		u.CompletionTokens = out/4 + 1
+		u.CompletionTokensDetails.ReasoningTokens = len(r.Reasoning) / 4
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return u
+}
+
+func chatFakeCompletion(r *OpenAIChatReply, messages int) []byte {
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type call struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}}
+	if r.Refusal != "" {
+		msg["refusal"] = r.Refusal
+	} else if r.Text != "" || len(r.ToolCalls) == 0 {
+		msg["content"] = r.Text
+	}
+	if r.Reasoning != "" {
+		msg[r.reasoningField()] = r.Reasoning
+	}
+	if len(r.ToolCalls) > 0 {
+		calls := make([]call, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			calls[i] = call{ID: c.ID, Type: "function", Function: fn{Name: c.Name, Arguments: c.Arguments}}
+		}
+		msg["tool_calls"] = calls
+	}
+	out, _ := json.Marshal(map[string]any{
+		"id": r.ID, "object": "chat.completion", "created": chatFakeCreated, "model": r.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "message": msg, "logprobs": nil, "finish_reason": r.finishReason(),
+		}},
+		"usage":              r.usage(messages),
+		"service_tier":       "default",
+		"system_fingerprint": "fp_runlettest",
+	})
+	return out
+}
+
+func (r *OpenAIChatReply) reasoningField() string {
+	if r.ReasoningField != "" {
+		return r.ReasoningField
+	}
+	return "reasoning_content"
+}
+
+// chatFakeCreated is the "created" timestamp of every fake response.
+const chatFakeCreated = 1700000000
+
+// chatChunkWriter builds chat.completion.chunk payloads in one reused buffer.
+type chatChunkWriter struct {
+	w      *sseWriter
+	prefix []byte // {"id":...,"choices":[
+	buf    []byte
+	split  ChatSplit
+}
+
+// choice writes a chunk whose choice 0 has the given delta body (the JSON
+// between the delta's braces) and finish reason ("" for null).
+func (c *chatChunkWriter) choice(delta []byte, finish string) bool {
+	b := append(c.buf[:0], c.prefix...)
+	b = append(b, `{"index":0,"delta":{`...)
+	b = append(b, delta...)
+	b = append(b, `},"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = chatAppendString(b, finish, ChatSplitRunes)
+	}
+	b = append(b, "}]}"...)
+	c.buf = b
+	return c.w.event("", b)
+}
+
+func (s *OpenAIChatServer) stream(rw http.ResponseWriter, r *OpenAIChatReply, f *Fault, includeUsage bool, messages int) {
+	w := newSSEWriter(rw, f)
+	cw := &chatChunkWriter{w: w, split: s.Split}
+	p := append([]byte(nil), `{"id":`...)
+	p = chatAppendString(p, r.ID, ChatSplitRunes)
+	p = append(p, `,"object":"chat.completion.chunk","created":`...)
+	p = strconv.AppendInt(p, chatFakeCreated, 10)
+	p = append(p, `,"model":`...)
+	p = chatAppendString(p, r.Model, ChatSplitRunes)
+	p = append(p, `,"system_fingerprint":"fp_runlettest","choices":[`...)
+	cw.prefix = p
+
+	size := s.ChunkSize
+	if size <= 0 {
+		size = 4
+	}
+	var delta []byte
+	// sent counts events for ErrorAfter; an error is sent once that many
+	// events went out (before the next one), or after the content.
+	sent := 0
+	send := func(ok bool) bool {
+		if !ok {
+			return false
+		}
+		sent++
+		if r.Error != nil && sent >= r.ErrorAfter {
+			chatFakeStreamError(w, r.Error)
+			return false
+		}
+		return true
+	}
+	if r.Error != nil && r.ErrorAfter <= 0 {
+		chatFakeStreamError(w, r.Error)
+		return
+	}
+	role := `"role":"assistant","content":""`
+	if r.Refusal != "" {
+		role = `"role":"assistant","content":null,"refusal":""`
+	}
+	if !send(cw.choice([]byte(role), "")) {
+		return
+	}
+	field := func(name, text string, n int) bool {
+		for _, piece := range chatSplitText(text, size, n, s.Split) {
+			delta = append(delta[:0], '"')
+			delta = append(delta, name...)
+			delta = append(delta, `":`...)
+			delta = chatAppendString(delta, piece, s.Split)
+			if !send(cw.choice(delta, "")) {
+				return false
+			}
+		}
+		return true
+	}
+	if !field(r.reasoningField(), r.Reasoning, 0) {
+		return
+	}
+	if r.Refusal != "" {
+		if !field("refusal", r.Refusal, 0) {
+			return
+		}
+	} else if !field("content", r.Text, r.Deltas) {
+		return
+	}
+	if !s.streamToolCalls(r, cw, size, send) {
+		return
+	}
+	if !send(cw.choice(nil, r.finishReason())) {
+		return
+	}
+	if includeUsage {
+		u, _ := json.Marshal(r.usage(messages))
+		b := append(cw.buf[:0], cw.prefix...)
+		b = append(b, `],"usage":`...)
+		b = append(b, u...)
+		b = append(b, '}')
+		cw.buf = b
+		if !send(w.event("", b)) {
+			return
+		}
+	}
+	if r.Error != nil {
+		chatFakeStreamError(w, r.Error)
+		return
+	}
+	w.event("", []byte("[DONE]"))
+}
+
+func (s *OpenAIChatServer) streamToolCalls(r *OpenAIChatReply, cw *chatChunkWriter, size int, send func(bool) bool) bool {
+	if len(r.ToolCalls) == 0 {
+		return true
+	}
+	type frag struct {
+		call  int
+		first bool
+		args  string
+	}
+	perCall := make([][]frag, len(r.ToolCalls))
+	for i, c := range r.ToolCalls {
+		perCall[i] = append(perCall[i], frag{call: i, first: true})
+		for _, piece := range chatSplitText(c.Arguments, size, 0, s.Split) {
+			perCall[i] = append(perCall[i], frag{call: i, args: piece})
+		}
+	}
+	var order []frag
+	if s.InterleaveToolCalls {
+		for k := 0; ; k++ {
+			added := false
+			for i := range perCall {
+				if k < len(perCall[i]) {
+					order = append(order, perCall[i][k])
+					added = true
+				}
+			}
+			if !added {
+				break
+			}
+		}
+	} else {
+		for i := range perCall {
+			order = append(order, perCall[i]...)
+		}
+	}
+	var d []byte
+	for _, f := range order {
+		c := r.ToolCalls[f.call]
+		d = append(d[:0], `"tool_calls":[{"index":`...)
+		d = strconv.AppendInt(d, int64(f.call), 10)
+		if f.first {
+			d = append(d, `,"id":`...)
+			d = chatAppendString(d, c.ID, ChatSplitRunes)
+			d = append(d, `,"type":"function","function":{"name":`...)
+			d = chatAppendString(d, c.Name, ChatSplitRunes)
+			d = append(d, `,"arguments":""}}]`...)
+		} else {
+			d = append(d, `,"function":{"arguments":`...)
+			d = chatAppendString(d, f.args, s.Split)
+			d = append(d, `}}]`...)
+		}
+		if !send(cw.choice(d, "")) {
+			return false
+		}
+	}
+	return true
+}
+
+func chatFakeStreamError(w *sseWriter, e *OpenAIChatError) {
+	var code any
+	if e.Code != "" {
+		code = e.Code
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": e.Message, "type": e.Type, "param": nil, "code": code,
+	}})
+	w.event("", b)
+}
+
+// chatSplitText cuts s into pieces of size units of split, or into exactly
+// n pieces when n > 0 (fewer if s is shorter).
+func chatSplitText(s string, size, n int, split ChatSplit) []string {
+	if s == "" {
+		return nil
+	}
+	if split == ChatSplitUTF16 {
+		return chatSplitUTF16(s, size, n)
+	}
+	var units []int // byte offset where each unit starts
+	if split == ChatSplitBytes {
+		units = make([]int, len(s))
+		for i := range units {
+			units[i] = i
+		}
+	} else {
+		for i := range s {
+			units = append(units, i)
+		}
+	}
+	total := len(units)
+	if n > 0 {
+		size = (total + n - 1) / n
+		if size == 0 {
+			size = 1
+		}
+	}
+	var out []string
+	for k := 0; k < total; k += size {
+		end := len(s)
+		if k+size < total {
+			end = units[k+size]
+		}
+		out = append(out, s[units[k]:end])
+	}
+	return out
+}
+
+// chatSplitUTF16 cuts s between UTF-16 code units. A piece that ends or
+// starts inside a surrogate pair is marked by a sentinel prefix/suffix that
+// chatAppendString turns into the lone \u escape.
+func chatSplitUTF16(s string, size, n int) []string {
+	units := utf16.Encode([]rune(s))
+	if n > 0 {
+		size = max(1, (len(units)+n-1)/n)
+	}
+	var out []string
+	for k := 0; k < len(units); k += size {
+		end := min(k+size, len(units))
+		out = append(out, chatUTF16Piece(units[k:end]))
+	}
+	return out
+}
+
+// chatUTF16Piece encodes UTF-16 units as a string; a lone surrogate is kept
+// as the private marker chatLoneSurrogate followed by its 4 hex digits.
+func chatUTF16Piece(units []uint16) string {
+	var b strings.Builder
+	for i := 0; i < len(units); i++ {
+		u := units[i]
+		switch {
+		case utf16.IsSurrogate(rune(u)) && i+1 < len(units) && u < 0xDC00 && units[i+1] >= 0xDC00 && units[i+1] < 0xE000:
+			b.WriteRune(utf16.DecodeRune(rune(u), rune(units[i+1])))
+			i++
+		case utf16.IsSurrogate(rune(u)):
+			b.WriteByte(chatLoneSurrogate)
+			const hex = "0123456789abcdef"
+			b.WriteByte(hex[u>>12])
+			b.WriteByte(hex[u>>8&15])
+			b.WriteByte(hex[u>>4&15])
+			b.WriteByte(hex[u&15])
+		default:
+			b.WriteRune(rune(u))
+		}
+	}
+	return b.String()
+}
+
+// chatLoneSurrogate marks a lone surrogate in a ChatSplitUTF16 piece. It is
+// an invalid UTF-8 byte, so it never occurs in text.
+const chatLoneSurrogate = 0xFF
+
+// chatAppendString appends s as a JSON string. Bytes of invalid UTF-8 are
+// written raw (ChatSplitBytes relies on it); with ChatSplitUTF16 every
+// non-ASCII character is a \u escape.
+func chatAppendString(b []byte, s string, split ChatSplit) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			if split != ChatSplitUTF16 {
+				i++ // raw bytes, valid or not
+				continue
+			}
+			b = append(b, s[start:i]...)
+			if c == chatLoneSurrogate && i+4 < len(s) {
+				b = append(b, `\u`...)
+				b = append(b, s[i+1:i+5]...)
+				i += 5
+				start = i
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			units := []rune{r}
+			if r >= 0x10000 {
+				r1, r2 := utf16.EncodeRune(r)
+				units = []rune{r1, r2}
+			}
+			for _, u := range units {
+				b = append(b, '\\', 'u', hex[u>>12&15], hex[u>>8&15], hex[u>>4&15], hex[u&15])
+			}
+			i += size
+			start = i
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
