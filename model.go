@@ -59,7 +59,9 @@ func (s Settings) merge(o Settings) Settings {
 	return s
 }
 
-// ToolSpec describes a tool to the model.
+// ToolSpec describes a tool to the model. Adapters cache the JSON of
+// InputSchema by its address, so treat a schema as immutable once a tool
+// using it has run: build a new schema rather than modifying one.
 type ToolSpec struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description,omitempty"`
