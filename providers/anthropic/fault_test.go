@@ -398,6 +398,29 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 		requireProviderError(t, err)
 	}
 
+	// A server that echoes the key back.
+	srv.InjectFault(runlettest.Fault{Status: 401, Body: anthropicErr("authentication_error", "invalid x-api-key: "+testKey)})
+	_, err = m.Generate(ctxTimeout(t), userRequest("x"))
+	if perr := requireProviderError(t, err); !strings.Contains(perr.Message, "invalid x-api-key: [REDACTED]") {
+		t.Errorf("err = %v", err)
+	}
+	_, echo := newServerModel(t, Config{MaxRetries: -1}, runlettest.AnthropicResponse{Body: sseBody("message_start", evStart,
+		"error", anthropicErr("overloaded_error", "key "+testKey+" is overloaded"))})
+	_, _, err = collect(t, echo.Stream(ctxTimeout(t), userRequest("x")))
+	if perr := requireProviderError(t, err); perr.Message != "key [REDACTED] is overloaded" || perr.Type != "overloaded_error" {
+		t.Errorf("err = %v", err)
+	}
+	_, echo = newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: sseBody("message_start", `{"type":"message_start","message":{"id":"`+testKey)})
+	_, _, err = collect(t, echo.Stream(ctxTimeout(t), userRequest("x")))
+	if requireProviderError(t, err); !errors.Is(err, ErrMalformedStream) {
+		t.Errorf("err = %v", err)
+	}
+	_, echo = newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: []byte("<p>your key " + testKey + "</p>")})
+	_, err = echo.Generate(ctxTimeout(t), userRequest("x"))
+	if requireProviderError(t, err); !errors.Is(err, ErrMalformedStream) {
+		t.Errorf("err = %v", err)
+	}
+
 	// Invalid options, malformed bodies.
 	_, err = m.Generate(ctxTimeout(t), &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Options: map[string]any{"model": 1}})
 	requireProviderError(t, err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/runlet/runlet"
@@ -39,7 +41,7 @@ func (m *Messages) Name() string { return m.cfg.name }
 func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
 	b, err := m.buildRequest(req, false)
 	if err != nil {
-		return nil, err
+		return nil, m.redact(err)
 	}
 	var out *runlet.ModelResponse
 	err = m.retry(ctx, func() (bool, error) {
@@ -50,7 +52,10 @@ func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*run
 		out, err = m.readResponse(ctx, resp)
 		return false, err
 	})
-	return out, err
+	if err != nil {
+		return nil, m.redact(err)
+	}
+	return out, nil
 }
 
 // Stream sends the request with "stream": true and yields text, reasoning
@@ -61,7 +66,7 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 	return func(yield func(runlet.StreamEvent, error) bool) {
 		b, err := m.buildRequest(req, true)
 		if err != nil {
-			yield(runlet.StreamEvent{}, err)
+			yield(runlet.StreamEvent{}, m.redact(err))
 			return
 		}
 		stopped := false
@@ -80,7 +85,7 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 			return yielded, err
 		})
 		if err != nil && !stopped {
-			yield(runlet.StreamEvent{}, err)
+			yield(runlet.StreamEvent{}, m.redact(err))
 		}
 	}
 }
@@ -142,21 +147,33 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// ErrMalformedStream is wrapped by the *runlet.ProviderError returned for
+// a response or stream event that is not what the Messages API sends
+// (invalid JSON, impossible values).
+var ErrMalformedStream = errors.New("anthropic: malformed response data")
+
+// maxResponseBody bounds a non-streaming response body.
+const maxResponseBody = 64 << 20
+
 // readResponse decodes a non-streaming response.
 func (m *Messages) readResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "reading response", Retryable: true, Err: err}
 	}
+	if len(body) > maxResponseBody {
+		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		e := httpc.ErrorFromBody(m.cfg.name, body) // a proxy's page, say: show what it said
-		e.StatusCode, e.Err = resp.StatusCode, err
+		e.StatusCode, e.Err = resp.StatusCode, fmt.Errorf("%w: %w", ErrMalformedStream, err)
 		e.Message = "malformed response: " + e.Message
+		e.Retryable = false
 		return nil, e
 	}
 	if w.Type == "error" {
@@ -184,7 +201,7 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 				return yielded, d.incomplete(nil)
 			}
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				return yielded, &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: err}
+				return yielded, &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 			}
 			return yielded, d.incomplete(err)
 		}
@@ -203,4 +220,45 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 			return true, nil
 		}
 	}
+}
+
+// redact removes the API key from an error's text. Errors never carry
+// request headers, but a misbehaving server or proxy may echo the key back
+// in an error body or stream event.
+func (m *Messages) redact(err error) error {
+	key := m.cfg.client.Header.Get("X-Api-Key")
+	var pe *runlet.ProviderError
+	if len(key) < 4 || !errors.As(err, &pe) {
+		return err
+	}
+	const mask = "[REDACTED]"
+	pe.Message = strings.ReplaceAll(pe.Message, key, mask)
+	pe.Code = strings.ReplaceAll(pe.Code, key, mask)
+	pe.Type = strings.ReplaceAll(pe.Type, key, mask)
+	pe.RequestID = strings.ReplaceAll(pe.RequestID, key, mask)
+	if pe.Err != nil && strings.Contains(pe.Err.Error(), key) {
+		pe.Err = &redactedError{msg: strings.ReplaceAll(pe.Err.Error(), key, mask), cause: pe.Err}
+	}
+	return err
+}
+
+// redactedError stands for an error whose text held the key. errors.Is and
+// errors.As still reach the sentinels it wrapped.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap returns the sentinels (ErrStreamIncomplete, ErrMalformedStream,
+// context errors) the original wrapped, not the original itself.
+func (e *redactedError) Unwrap() []error {
+	var out []error
+	for _, s := range []error{runlet.ErrStreamIncomplete, ErrMalformedStream, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(e.cause, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 		if sseType == "error" { // an error event we cannot parse is still an error
 			return out, false, d.streamError(data, "")
 		}
-		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: err}
+		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 	}
 	typ := ev.Type
 	if typ == "" {
@@ -132,7 +132,7 @@ func (d *decoder) streamError(data []byte, requestID string) error {
 // block returns the state of block i, growing the table as needed.
 func (d *decoder) block(i int) (*blockState, error) {
 	if i < 0 || i >= maxBlocks {
-		return nil, &runlet.ProviderError{Provider: d.name, Message: fmt.Sprintf("content block index %d out of range", i)}
+		return nil, &runlet.ProviderError{Provider: d.name, Message: fmt.Sprintf("content block index %d out of range", i), Err: ErrMalformedStream}
 	}
 	for len(d.blocks) <= i {
 		d.blocks = append(d.blocks, blockState{})
