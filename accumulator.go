@@ -14,7 +14,7 @@ import (
 // consecutive reasoning deltas one ReasoningPart, and tool-call deltas are
 // grouped by Index however they interleave. The zero value is ready to use.
 type Accumulator struct {
-	parts []accPart
+	parts []*accPart  // pointers: an accPart holds a strings.Builder, which must not be copied
 	calls map[int]int // tool-call index -> position in parts
 	last  int         // position of the part the last text/reasoning delta grew, -1 after EndPart
 	init  bool
@@ -37,7 +37,7 @@ func (a *Accumulator) Add(ev StreamEvent) {
 	switch ev.Kind {
 	case StreamTextDelta, StreamReasoningDelta:
 		if a.last < 0 || a.parts[a.last].kind != ev.Kind {
-			a.parts = append(a.parts, accPart{kind: ev.Kind})
+			a.parts = append(a.parts, &accPart{kind: ev.Kind})
 			a.last = len(a.parts) - 1
 		}
 		a.parts[a.last].text.WriteString(ev.Delta)
@@ -47,11 +47,11 @@ func (a *Accumulator) Add(ev StreamEvent) {
 		}
 		pos, ok := a.calls[ev.Index]
 		if !ok {
-			a.parts = append(a.parts, accPart{kind: StreamToolCallDelta})
+			a.parts = append(a.parts, &accPart{kind: StreamToolCallDelta})
 			pos = len(a.parts) - 1
 			a.calls[ev.Index] = pos
 		}
-		p := &a.parts[pos]
+		p := a.parts[pos]
 		if ev.ID != "" {
 			p.id = ev.ID
 		}
@@ -76,7 +76,7 @@ func (a *Accumulator) SetReasoningState(st ReasoningPart) {
 		a.last, a.init = -1, true
 	}
 	if a.last < 0 || a.parts[a.last].kind != StreamReasoningDelta {
-		a.parts = append(a.parts, accPart{kind: StreamReasoningDelta})
+		a.parts = append(a.parts, &accPart{kind: StreamReasoningDelta})
 		a.last = len(a.parts) - 1
 	}
 	r := &a.parts[a.last].reasoning
@@ -102,7 +102,7 @@ func (a *Accumulator) HasToolCalls() bool { return len(a.calls) > 0 }
 func (a *Accumulator) Message() Message {
 	msg := Message{Role: RoleAssistant, Parts: make([]Part, 0, len(a.parts))}
 	for i := range a.parts {
-		p := &a.parts[i]
+		p := a.parts[i]
 		switch p.kind {
 		case StreamTextDelta:
 			msg.Parts = append(msg.Parts, TextPart{Text: p.text.String()})
