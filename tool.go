@@ -55,7 +55,6 @@ type FuncTool struct {
 	policy   ToolPolicy
 	resolved *jsonschema.Resolved
 	call     func(ctx context.Context, args json.RawMessage) (string, error)
-	err      error // construction error, reported on every call
 }
 
 // NewTool makes a Tool from a typed function. The input schema is inferred
