@@ -255,6 +255,11 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 				fail(err)
 				return
 			}
+			if ctx.Err() != nil {
+				// Buffered data must not outlive a cancellation.
+				fail(ctx.Err())
+				return
+			}
 			for _, e := range d.events {
 				if !yield(e, nil) {
 					return
