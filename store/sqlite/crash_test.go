@@ -57,7 +57,7 @@ func crashTurn(n int, r *rand.Rand) []runlet.Message {
 	turn := []runlet.Message{call}
 	for c := range crashTurnSize - 1 {
 		id := fmt.Sprintf("call_%d_%d", n, c)
-		payload := strings.Repeat("x", r.IntN(64<<10))
+		payload := strings.Repeat("x", r.IntN(32<<10))
 		call.Parts = append(call.Parts, runlet.ToolCallPart{ID: id, Name: "lookup", Arguments: json.RawMessage(fmt.Sprintf(`{"turn":%d,"call":%d}`, n, c))})
 		turn = append(turn, runlet.Message{Role: runlet.RoleTool, Parts: []runlet.Part{
 			runlet.ToolResultPart{CallID: id, Name: "lookup", Content: payload},
@@ -88,14 +88,23 @@ func crashChild(path string) error {
 	fmt.Println("ready")
 	r := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
 	deadline := time.Now().Add(crashChildLife)
-	for retried := false; time.Now().Before(deadline); n++ {
+	for ; time.Now().Before(deadline); n++ {
 		turn := crashTurn(n, r)
 		err := s.AppendSession(ctx, crashSession, n*crashTurnSize, turn)
-		if errors.Is(err, runlet.ErrConflict) && !retried {
-			retried = true // the counter lagged: turn n is stored already
-			continue
-		}
-		if err != nil {
+		if errors.Is(err, runlet.ErrConflict) {
+			// The counter lagged: the last run was killed between an
+			// append and the bookkeeping after it. Redo that bookkeeping
+			// for the turn that is stored, as a recovering runtime would.
+			msgs, err := s.LoadSession(ctx, crashSession)
+			if err != nil {
+				return err
+			}
+			if len(msgs) == 0 || len(msgs)%crashTurnSize != 0 {
+				return fmt.Errorf("conflict on turn %d with %d messages stored", n, len(msgs))
+			}
+			n = len(msgs)/crashTurnSize - 1
+			turn = msgs[n*crashTurnSize:]
+		} else if err != nil {
 			return err
 		}
 		cp := &runlet.Checkpoint{
