@@ -143,18 +143,25 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Model   string            `json:"model"`
-		Stream  bool              `json:"stream"`
-		Store   *bool             `json:"store"`
-		Include []string          `json:"include"`
-		Input   []json.RawMessage `json:"input"`
+		Model   string          `json:"model"`
+		Stream  bool            `json:"stream"`
+		Store   *bool           `json:"store"`
+		Include []string        `json:"include"`
+		Input   json.RawMessage `json:"input"` // a string or a list of items
 	}
 	if err := json.Unmarshal(req.Body, &body); err != nil {
 		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", "We could not parse the JSON body of your request: "+err.Error())
 		return
 	}
+	var items []json.RawMessage
+	if len(body.Input) > 0 && body.Input[0] == '[' {
+		if err := json.Unmarshal(body.Input, &items); err != nil {
+			respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", "Invalid 'input': "+err.Error())
+			return
+		}
+	}
 	store := body.Store == nil || *body.Store
-	if msg := respCheckInput(body.Input, store); msg != "" {
+	if msg := respCheckInput(items, store); msg != "" {
 		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", msg)
 		return
 	}
@@ -187,7 +194,7 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
-	respFakeStream(newSSEWriter(rw, fault), turn, resp, chunk)
+	respFakeStream(newSSEWriter(rw, fault), resp, chunk)
 }
 
 // respCheckInput mimics the API's checks on reasoning input items and
@@ -233,7 +240,9 @@ func respFakeError(rw http.ResponseWriter, status int, typ, code, msg string) {
 	_ = json.NewEncoder(rw).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
 }
 
-// Wire shapes of the fake's responses, following the OpenAPI document.
+// Wire shapes of the fake's responses, following the OpenAPI document
+// (required fields are always written; pointers mark fields that only some
+// item or event types have).
 
 type respFakeResponse struct {
 	ID                string             `json:"id"`
@@ -242,9 +251,16 @@ type respFakeResponse struct {
 	Status            string             `json:"status"`
 	Error             *respFakeErrorBody `json:"error"`
 	IncompleteDetails *respFakeReason    `json:"incomplete_details"`
+	Instructions      *string            `json:"instructions"`
+	Metadata          map[string]string  `json:"metadata"`
 	Model             string             `json:"model"`
 	Output            []respFakeItem     `json:"output"`
-	Usage             *respFakeUsage     `json:"usage"`
+	ParallelToolCalls bool               `json:"parallel_tool_calls"`
+	Temperature       float64            `json:"temperature"`
+	ToolChoice        string             `json:"tool_choice"`
+	Tools             []any              `json:"tools"`
+	TopP              float64            `json:"top_p"`
+	Usage             *respFakeUsage     `json:"usage,omitempty"` // the API sends null; the schema wants it absent
 }
 
 type respFakeErrorBody struct {
@@ -259,7 +275,8 @@ type respFakeReason struct {
 type respFakeUsage struct {
 	InputTokens        int `json:"input_tokens"`
 	InputTokensDetails struct {
-		CachedTokens int `json:"cached_tokens"`
+		CachedTokens     int `json:"cached_tokens"`
+		CacheWriteTokens int `json:"cache_write_tokens"`
 	} `json:"input_tokens_details"`
 	OutputTokens        int `json:"output_tokens"`
 	OutputTokensDetails struct {
@@ -273,22 +290,28 @@ type respFakeItem struct {
 	Type   string `json:"type"`
 	Status string `json:"status,omitempty"`
 	// message
-	Role    string         `json:"role,omitempty"`
-	Content []respFakePart `json:"content,omitempty"`
+	Role    string          `json:"role,omitempty"`
+	Content *[]respFakePart `json:"content,omitempty"`
 	// function_call
 	CallID    string  `json:"call_id,omitempty"`
 	Name      string  `json:"name,omitempty"`
 	Arguments *string `json:"arguments,omitempty"`
 	// reasoning
-	Summary          []respFakePart `json:"summary,omitempty"`
-	EncryptedContent *string        `json:"encrypted_content,omitempty"`
+	Summary          *[]respFakePart `json:"summary,omitempty"`
+	EncryptedContent *string         `json:"encrypted_content,omitempty"`
 }
 
+// respFakePart is an output_text, refusal or summary_text part.
 type respFakePart struct {
 	Type        string  `json:"type"`
 	Text        *string `json:"text,omitempty"`
 	Refusal     *string `json:"refusal,omitempty"`
-	Annotations []any   `json:"annotations,omitempty"`
+	Annotations *[]any  `json:"annotations,omitempty"`
+	Logprobs    *[]any  `json:"logprobs,omitempty"`
+}
+
+func respFakeTextPart(text string) respFakePart {
+	return respFakePart{Type: "output_text", Text: &text, Annotations: &[]any{}, Logprobs: &[]any{}}
 }
 
 type respFakeEvent struct {
@@ -304,17 +327,26 @@ type respFakeEvent struct {
 	Delta          *string           `json:"delta,omitempty"`
 	Text           *string           `json:"text,omitempty"`
 	Refusal        *string           `json:"refusal,omitempty"`
+	Name           string            `json:"name,omitempty"`
 	Arguments      *string           `json:"arguments,omitempty"`
-	// error event
-	Code    *string `json:"code,omitempty"`
-	Message *string `json:"message,omitempty"`
+	Logprobs       *[]any            `json:"logprobs,omitempty"`
+}
+
+// respFakeErrorEvent is the "error" event.
+type respFakeErrorEvent struct {
+	Type           string  `json:"type"`
+	SequenceNumber int     `json:"sequence_number"`
+	Code           string  `json:"code"`
+	Message        string  `json:"message"`
+	Param          *string `json:"param"`
 }
 
 // respFakeBuild renders a turn as a complete response object.
 func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, inputBytes int) *respFakeResponse {
 	r := &respFakeResponse{
 		ID: t.ID, Object: "response", CreatedAt: time.Now().Unix(), Status: "completed",
-		Model: t.Model, Output: make([]respFakeItem, len(t.Items)),
+		Metadata: map[string]string{}, Model: t.Model, Output: make([]respFakeItem, len(t.Items)),
+		ParallelToolCalls: true, Temperature: 1, ToolChoice: "auto", Tools: []any{}, TopP: 1,
 	}
 	if r.ID == "" {
 		r.ID = fmt.Sprintf("resp_%d", seq)
@@ -332,11 +364,11 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 			}
 			w.Role = "assistant"
 			text := it.Text
+			part := respFakeTextPart(text)
 			if it.Refusal {
-				w.Content = []respFakePart{{Type: "refusal", Refusal: &text}}
-			} else {
-				w.Content = []respFakePart{{Type: "output_text", Text: &text, Annotations: []any{}}}
+				part = respFakePart{Type: "refusal", Refusal: &text}
 			}
+			w.Content = &[]respFakePart{part}
 			outRunes += utf8.RuneCountInString(text)
 		case "function_call":
 			if w.ID == "" {
@@ -355,10 +387,11 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 				w.ID = fmt.Sprintf("rs_%d_%d", seq, i)
 			}
 			w.Status = ""
-			w.Summary = make([]respFakePart, len(it.Summary))
+			summary := make([]respFakePart, len(it.Summary))
 			for j := range it.Summary {
-				w.Summary[j] = respFakePart{Type: "summary_text", Text: &it.Summary[j]}
+				summary[j] = respFakePart{Type: "summary_text", Text: &it.Summary[j]}
 			}
+			w.Summary = &summary
 			if encrypted {
 				enc := it.EncryptedContent
 				w.EncryptedContent = &enc
@@ -386,18 +419,21 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 }
 
 // respFakeStream writes a response as the API's event stream.
-func respFakeStream(w *sseWriter, t ResponsesTurn, final *respFakeResponse, chunk int) {
+func respFakeStream(w *sseWriter, final *respFakeResponse, chunk int) {
 	seq := 0
-	send := func(ev *respFakeEvent) bool {
-		ev.SequenceNumber = seq
-		seq++
+	send := func(typ string, ev any) bool {
 		data, _ := json.Marshal(ev)
-		return w.event(ev.Type, data)
+		seq++
+		return w.event(typ, data)
+	}
+	event := func(ev *respFakeEvent) bool {
+		ev.SequenceNumber = seq
+		return send(ev.Type, ev)
 	}
 	start := *final
 	start.Status, start.Output, start.Usage, start.Error, start.IncompleteDetails = "in_progress", []respFakeItem{}, nil, nil, nil
-	if !send(&respFakeEvent{Type: "response.created", Response: &start}) ||
-		!send(&respFakeEvent{Type: "response.in_progress", Response: &start}) {
+	if !event(&respFakeEvent{Type: "response.created", Response: &start}) ||
+		!event(&respFakeEvent{Type: "response.in_progress", Response: &start}) {
 		return
 	}
 	zero := 0
@@ -408,86 +444,86 @@ func respFakeStream(w *sseWriter, t ResponsesTurn, final *respFakeResponse, chun
 		added.Status = "in_progress"
 		switch done.Type {
 		case "message":
-			added.Content = []respFakePart{}
+			added.Content = &[]respFakePart{}
 		case "function_call":
 			empty := ""
 			added.Arguments = &empty
 		case "reasoning":
-			added.Summary = []respFakePart{}
+			added.Summary = &[]respFakePart{}
 		}
-		if !send(&respFakeEvent{Type: "response.output_item.added", OutputIndex: &idx, Item: &added}) {
+		if !event(&respFakeEvent{Type: "response.output_item.added", OutputIndex: &idx, Item: &added}) {
 			return
 		}
 		switch done.Type {
 		case "message":
-			p := done.Content[0]
-			empty := ""
-			startPart := respFakePart{Type: p.Type, Annotations: p.Annotations}
+			p := (*done.Content)[0]
+			startPart := respFakeTextPart("")
 			deltaType, doneType, full := "response.output_text.delta", "response.output_text.done", p.Text
+			var logprobs *[]any
 			if p.Type == "refusal" {
-				startPart.Refusal = &empty
+				empty := ""
+				startPart = respFakePart{Type: "refusal", Refusal: &empty}
 				deltaType, doneType, full = "response.refusal.delta", "response.refusal.done", p.Refusal
 			} else {
-				startPart.Text = &empty
+				logprobs = &[]any{}
 			}
-			if !send(&respFakeEvent{Type: "response.content_part.added", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &startPart}) {
+			if !event(&respFakeEvent{Type: "response.content_part.added", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &startPart}) {
 				return
 			}
 			for _, c := range chunks(*full, chunk) {
-				if !send(&respFakeEvent{Type: deltaType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Delta: &c}) {
+				if !event(&respFakeEvent{Type: deltaType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Delta: &c, Logprobs: logprobs}) {
 					return
 				}
 			}
-			ev := &respFakeEvent{Type: doneType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero}
+			ev := &respFakeEvent{Type: doneType, OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Logprobs: logprobs}
 			if p.Type == "refusal" {
 				ev.Refusal = full
 			} else {
 				ev.Text = full
 			}
-			if !send(ev) || !send(&respFakeEvent{Type: "response.content_part.done", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &p}) {
+			if !event(ev) || !event(&respFakeEvent{Type: "response.content_part.done", OutputIndex: &idx, ItemID: done.ID, ContentIndex: &zero, Part: &p}) {
 				return
 			}
 		case "function_call":
 			for _, c := range chunks(*done.Arguments, chunk) {
-				if !send(&respFakeEvent{Type: "response.function_call_arguments.delta", OutputIndex: &idx, ItemID: done.ID, Delta: &c}) {
+				if !event(&respFakeEvent{Type: "response.function_call_arguments.delta", OutputIndex: &idx, ItemID: done.ID, Delta: &c}) {
 					return
 				}
 			}
-			if !send(&respFakeEvent{Type: "response.function_call_arguments.done", OutputIndex: &idx, ItemID: done.ID, Arguments: done.Arguments}) {
+			if !event(&respFakeEvent{Type: "response.function_call_arguments.done", OutputIndex: &idx, ItemID: done.ID, Name: done.Name, Arguments: done.Arguments}) {
 				return
 			}
 		case "reasoning":
-			for j, part := range done.Summary {
+			for j, part := range *done.Summary {
 				si := j
 				empty := ""
-				if !send(&respFakeEvent{Type: "response.reasoning_summary_part.added", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &respFakePart{Type: "summary_text", Text: &empty}}) {
+				if !event(&respFakeEvent{Type: "response.reasoning_summary_part.added", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &respFakePart{Type: "summary_text", Text: &empty}}) {
 					return
 				}
 				for _, c := range chunks(*part.Text, chunk) {
-					if !send(&respFakeEvent{Type: "response.reasoning_summary_text.delta", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Delta: &c}) {
+					if !event(&respFakeEvent{Type: "response.reasoning_summary_text.delta", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Delta: &c}) {
 						return
 					}
 				}
-				if !send(&respFakeEvent{Type: "response.reasoning_summary_text.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Text: part.Text}) ||
-					!send(&respFakeEvent{Type: "response.reasoning_summary_part.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &part}) {
+				if !event(&respFakeEvent{Type: "response.reasoning_summary_text.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Text: part.Text}) ||
+					!event(&respFakeEvent{Type: "response.reasoning_summary_part.done", OutputIndex: &idx, ItemID: done.ID, SummaryIndex: &si, Part: &part}) {
 					return
 				}
 			}
 		}
-		if !send(&respFakeEvent{Type: "response.output_item.done", OutputIndex: &idx, Item: &done}) {
+		if !event(&respFakeEvent{Type: "response.output_item.done", OutputIndex: &idx, Item: &done}) {
 			return
 		}
 	}
 	switch final.Status {
 	case "failed":
-		code, msg := final.Error.Code, final.Error.Message
-		if !send(&respFakeEvent{Type: "error", Code: &code, Message: &msg}) {
+		if !send("error", &respFakeErrorEvent{Type: "error", SequenceNumber: seq, Code: final.Error.Code, Message: final.Error.Message}) {
 			return
 		}
-		send(&respFakeEvent{Type: "response.failed", Response: final})
+		event(&respFakeEvent{Type: "response.failed", Response: final})
 	case "incomplete":
-		send(&respFakeEvent{Type: "response.incomplete", Response: final})
+		event(&respFakeEvent{Type: "response.incomplete", Response: final})
 	default:
-		send(&respFakeEvent{Type: "response.completed", Response: final})
+		event(&respFakeEvent{Type: "response.completed", Response: final})
 	}
 }
