@@ -1,0 +1,365 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/openai"
+)
+
+// File is the decoded form of a config file. The CLI also builds one from
+// its flags, so a flag and a config key mean the same thing.
+type File struct {
+	// Name labels the agent in events and logs.
+	Name string `yaml:"name"`
+	// Instructions is the system prompt.
+	Instructions string `yaml:"instructions"`
+	// Model says which model answers, through which provider.
+	Model Model `yaml:"model"`
+	// MaxTurns bounds model calls per run (runlet.DefaultMaxTurns if 0).
+	MaxTurns int `yaml:"max_turns"`
+	// Limits bound each run's usage: input_tokens, output_tokens,
+	// total_tokens, requests, tool_calls.
+	Limits runlet.UsageLimits `yaml:"limits"`
+	// Context is the context policy, applied before every model call.
+	Context Context `yaml:"context"`
+	// Tools the model may call, by name: the Loader's registry, then the
+	// built-ins (Builtins).
+	Tools []ToolRef `yaml:"tools"`
+	// ToolTimeout bounds each tool call that has no timeout of its own.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// ToolConcurrency bounds parallel tool calls within a turn.
+	ToolConcurrency int `yaml:"tool_concurrency"`
+
+	// Source names where the config came from, for messages: the file
+	// name given to Load or Decode; empty for a File built in code.
+	Source string `yaml:"-"`
+
+	pos map[string]pos // where Decode found each value
+}
+
+// Model is the model section.
+type Model struct {
+	// Provider is the adapter: "openai" (Chat Completions),
+	// "openai-responses", "anthropic", or an OpenAI-compatible preset:
+	// "ollama", "vllm", "llamacpp", "deepseek", "qwen" (or "dashscope"),
+	// "openrouter". See Providers.
+	Provider string `yaml:"provider"`
+	// Name is the model name, such as "gpt-4o-mini".
+	Name string `yaml:"name"`
+	// BaseURL overrides the provider's API root.
+	BaseURL string `yaml:"base_url"`
+	// APIKey is the credential; write it as ${ENV_VAR}, never inline.
+	// Empty means the provider's variable (OPENAI_API_KEY, ...).
+	APIKey string `yaml:"api_key"`
+	// Headers are added to every request.
+	Headers map[string]string `yaml:"headers"`
+	// MaxRetries bounds retries of failed requests; nil means the
+	// provider's default (2), 0 means none.
+	MaxRetries *int `yaml:"max_retries"`
+	// Settings are the common request settings: temperature, top_p,
+	// max_output_tokens, stop_sequences.
+	Settings runlet.Settings `yaml:"settings"`
+	// Options are provider-specific request options
+	// (runlet.ModelRequest.Options), such as reasoning_effort or thinking.
+	Options map[string]any `yaml:"options"`
+}
+
+// Context is the context policy: which history each model call sees.
+type Context struct {
+	// KeepLastTurns keeps only the last N turns (runlet.KeepLastTurns).
+	KeepLastTurns int `yaml:"keep_last_turns"`
+	// TokenBudget drops the oldest turns to stay within N input tokens
+	// (runlet.TokenBudget).
+	TokenBudget int `yaml:"token_budget"`
+}
+
+// ToolRef names a tool. In YAML it is the name alone, or a mapping with a
+// per-tool policy:
+//
+//	tools:
+//	  - current_time
+//	  - name: delete_file
+//	    timeout: 10s
+//	    require_approval: true
+type ToolRef struct {
+	Name            string        `yaml:"name"`
+	Timeout         time.Duration `yaml:"timeout"`
+	RequireApproval bool          `yaml:"require_approval"`
+}
+
+// Registry holds the tools a config may name, by name. The name should be
+// the tool's Spec().Name; Tools builds such a registry.
+type Registry map[string]runlet.Tool
+
+// Tools returns a Registry of tools keyed by their Spec().Name.
+func Tools(tools ...runlet.Tool) Registry {
+	r := make(Registry, len(tools))
+	for _, t := range tools {
+		r[t.Spec().Name] = t
+	}
+	return r
+}
+
+// Setup is what a config describes: an agent and the runtime options to run
+// it with.
+type Setup struct {
+	Agent          *runlet.Agent
+	RuntimeOptions []runlet.Option
+	// File is the config the setup was built from.
+	File *File
+}
+
+// NewRuntime returns a runtime with the setup's options followed by extra.
+func (s *Setup) NewRuntime(extra ...runlet.Option) *runlet.Runtime {
+	return runlet.NewRuntime(append(slices.Clip(s.RuntimeOptions), extra...)...)
+}
+
+// Loader loads config files. The zero value is ready to use: built-in tools
+// only, variables from the process environment, adapters' default HTTP
+// client.
+type Loader struct {
+	// Tools are the tools a config may name besides the built-ins; a tool
+	// here shadows a built-in of the same name.
+	Tools Registry
+	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// HTTPClient is given to the provider adapter; nil means its default.
+	HTTPClient *http.Client
+}
+
+// Load reads the config file at path and builds its agent and runtime
+// options, naming tools from reg or the built-ins.
+func Load(path string, reg Registry) (*Setup, error) {
+	return (&Loader{Tools: reg}).Load(path)
+}
+
+// Load reads the config file at path and builds its setup.
+func (l *Loader) Load(path string) (*Setup, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	f, err := l.Decode(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return l.Build(f)
+}
+
+// Decode parses a config strictly: an unknown field, a value of the wrong
+// type, a YAML syntax error or an unset ${VAR} is an *Error with the file
+// name (name is used only in messages), line and column, and a hint. All
+// problems found are returned, joined.
+func (l *Loader) Decode(name string, data []byte) (*File, error) {
+	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}}
+	if d.lookup == nil {
+		d.lookup = os.LookupEnv
+		d.environ = os.Environ
+	}
+	root := d.parseDocument(data)
+	if root == nil {
+		return nil, errors.Join(d.errs...)
+	}
+	f := &File{}
+	d.decode(root, reflect.ValueOf(f).Elem(), "")
+	f.pos, f.Source = d.pos, name
+	if len(d.errs) == 0 {
+		d.errs = append(d.errs, f.validate()...)
+	}
+	if len(d.errs) > 0 {
+		return nil, errors.Join(d.errs...)
+	}
+	return f, nil
+}
+
+// errAt returns an *Error about field, positioned where the file wrote it
+// if the field still holds the value written there (a File changed in code
+// after Decode, as by the CLI's flags, has no position for its changes).
+func (f *File) errAt(field, value, format string, args ...any) *Error {
+	e := &Error{File: f.Source, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if p, ok := f.pos[field]; ok && (value == "" || p.value == value) {
+		e.Line, e.Column = p.line, p.col
+	}
+	return e
+}
+
+// validate checks ranges and required fields.
+func (f *File) validate() []error {
+	var errs []error
+	if _, ok := f.pos["model"]; !ok && f.Model.Provider == "" {
+		errs = append(errs, &Error{File: f.Source, Field: "model", Msg: "required; add a model section:\n" +
+			"    model:\n      provider: openai\n      name: gpt-4o-mini"})
+		return errs
+	}
+	if f.Model.Provider == "" {
+		errs = append(errs, f.errAt("model", "", "model.provider is required: one of %s", list(Providers())))
+	}
+	if f.Model.Name == "" {
+		errs = append(errs, f.errAt("model", "", "model.name is required, such as gpt-4o-mini or claude-sonnet-4-5"))
+	}
+	nonNegative := map[string]int{
+		"max_turns":                        f.MaxTurns,
+		"tool_concurrency":                 f.ToolConcurrency,
+		"limits.input_tokens":              f.Limits.InputTokens,
+		"limits.output_tokens":             f.Limits.OutputTokens,
+		"limits.total_tokens":              f.Limits.TotalTokens,
+		"limits.requests":                  f.Limits.Requests,
+		"limits.tool_calls":                f.Limits.ToolCalls,
+		"context.keep_last_turns":          f.Context.KeepLastTurns,
+		"context.token_budget":             f.Context.TokenBudget,
+		"model.settings.max_output_tokens": f.Model.Settings.MaxOutputTokens,
+	}
+	if f.Model.MaxRetries != nil {
+		nonNegative["model.max_retries"] = *f.Model.MaxRetries
+	}
+	for _, field := range slices.Sorted(maps.Keys(nonNegative)) {
+		if v := nonNegative[field]; v < 0 {
+			errs = append(errs, f.errAt(field, "", "must not be negative, got %d", v))
+		}
+	}
+	if t := f.Model.Settings.Temperature; t != nil && *t < 0 {
+		errs = append(errs, f.errAt("model.settings.temperature", "", "must not be negative, got %v", *t))
+	}
+	if p := f.Model.Settings.TopP; p != nil && (*p < 0 || *p > 1) {
+		errs = append(errs, f.errAt("model.settings.top_p", "", "must be between 0 and 1, got %v", *p))
+	}
+	return errs
+}
+
+// Providers lists the provider names a config may use.
+func Providers() []string {
+	names := []string{"openai", "openai-responses", "anthropic"}
+	for name := range openai.Presets {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Build makes the agent and runtime options a File describes. An unknown
+// provider or tool is an *Error positioned where the file named it.
+func (l *Loader) Build(f *File) (*Setup, error) {
+	var errs []error
+	model, err := l.newModel(f.Model)
+	if err != nil {
+		errs = append(errs, f.errAt("model.provider", f.Model.Provider, "%s", err.Error()))
+	}
+	var tools []runlet.Tool
+	seen := map[string]bool{}
+	for i, ref := range f.Tools {
+		field := "tools." + strconv.Itoa(i)
+		t, ok := l.Tools[ref.Name]
+		if !ok {
+			t, ok = builtins[ref.Name]
+		}
+		if !ok {
+			avail := slices.Collect(maps.Keys(l.Tools))
+			for name := range builtins {
+				if !slices.Contains(avail, name) {
+					avail = append(avail, name)
+				}
+			}
+			errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)", ref.Name, suggest(ref.Name, avail), list(avail)))
+			continue
+		}
+		if seen[ref.Name] {
+			errs = append(errs, f.errAt(field, ref.Name, "tool %q is listed twice", ref.Name))
+			continue
+		}
+		seen[ref.Name] = true
+		if ref.Timeout > 0 || ref.RequireApproval {
+			t = withPolicy(t, ref)
+		}
+		tools = append(tools, t)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	agent := &runlet.Agent{
+		Name:         f.Name,
+		Instructions: f.Instructions,
+		Model:        model,
+		Tools:        tools,
+		Settings:     f.Model.Settings,
+		Options:      maps.Clone(f.Model.Options),
+		MaxTurns:     f.MaxTurns,
+	}
+	if agent.Name == "" {
+		agent.Name = "agent"
+	}
+	var opts []runlet.Option
+	if f.Limits != (runlet.UsageLimits{}) {
+		opts = append(opts, runlet.WithLimits(f.Limits))
+	}
+	if n := f.Context.KeepLastTurns; n > 0 {
+		opts = append(opts, runlet.WithPreparer(runlet.KeepLastTurns(n)))
+	}
+	if n := f.Context.TokenBudget; n > 0 {
+		opts = append(opts, runlet.WithPreparer(runlet.TokenBudget(n, nil)))
+	}
+	if f.ToolTimeout > 0 {
+		opts = append(opts, runlet.WithToolTimeout(f.ToolTimeout))
+	}
+	if f.ToolConcurrency > 0 {
+		opts = append(opts, runlet.WithToolConcurrency(f.ToolConcurrency))
+	}
+	return &Setup{Agent: agent, RuntimeOptions: opts, File: f}, nil
+}
+
+// newModel builds the provider adapter the model section names.
+func (l *Loader) newModel(m Model) (runlet.Model, error) {
+	var headers http.Header
+	if len(m.Headers) > 0 {
+		headers = http.Header{}
+		for k, v := range m.Headers {
+			headers.Set(k, v)
+		}
+	}
+	retries := 0
+	if m.MaxRetries != nil {
+		retries = *m.MaxRetries
+		if retries == 0 {
+			retries = -1 // the adapters read 0 as "default"
+		}
+	}
+	oc := openai.Config{
+		APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
+		HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+	}
+	switch m.Provider {
+	case "openai":
+		return openai.NewChatCompletions(oc), nil
+	case "openai-responses":
+		return openai.NewResponses(oc), nil
+	case "anthropic":
+		return anthropic.NewMessages(anthropic.Config{
+			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
+			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+		}), nil
+	}
+	p, ok := openai.Presets[m.Provider]
+	if !ok {
+		return nil, fmt.Errorf("unknown provider %q%s (known: %s)", m.Provider, suggest(m.Provider, Providers()), list(Providers()))
+	}
+	cfg := p.Config(m.Name)
+	if m.BaseURL != "" {
+		cfg.BaseURL = m.BaseURL
+	}
+	if m.APIKey != "" {
+		cfg.APIKey = m.APIKey
+	}
+	cfg.HTTPClient, cfg.Headers, cfg.MaxRetries = l.HTTPClient, headers, retries
+	return openai.NewChatCompletions(cfg), nil
+}

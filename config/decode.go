@@ -1,0 +1,429 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// pos is where a value was written.
+type pos struct {
+	line, col int
+	value     string // a scalar's value (expanded), to tell whether it changed since
+}
+
+// decoder fills Go values from a YAML tree, strictly: every key must be a
+// known field and every value of the field's type. It expands ${VAR}
+// references in scalar values, records where each value was, and collects
+// every problem rather than stopping at the first.
+type decoder struct {
+	file    string
+	lookup  func(string) (string, bool)
+	environ func() []string
+	errs    []error
+	pos     map[string]pos
+	// raw holds the text as written of scalars whose ${VAR} references
+	// were expanded, so messages never show a variable's value (it may be a
+	// secret).
+	raw map[*yaml.Node]string
+}
+
+const maxErrors = 20
+
+func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	if len(d.errs) >= maxErrors {
+		return
+	}
+	e := &Error{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+}
+
+var (
+	durationType = reflect.TypeFor[time.Duration]()
+	toolRefType  = reflect.TypeFor[ToolRef]()
+)
+
+// parseDocument parses data into its single YAML document's root node.
+func (d *decoder) parseDocument(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errs = append(d.errs, &Error{File: d.file, Msg: "the file is empty; it needs at least a model section"})
+			return nil
+		}
+		d.errs = append(d.errs, syntaxError(d.file, err))
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errorf(&extra, "", "a second YAML document (after ---); a config file holds one")
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		d.errs = append(d.errs, &Error{File: d.file, Msg: "the file is empty; it needs at least a model section"})
+		return nil
+	}
+	return doc.Content[0]
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func syntaxError(file string, err error) *Error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Msg: "YAML syntax: " + m[2]}
+	}
+	return &Error{File: file, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// decode fills v from n; field is v's dotted path, for messages.
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if d.pos != nil && field != "" {
+		d.pos[field] = pos{line: n.Line, col: n.Column}
+	}
+	t := v.Type()
+	if isNull(n) && t != toolRefType {
+		v.SetZero()
+		return
+	}
+	switch {
+	case t == durationType:
+		s, ok := d.scalar(n, field, "a duration such as 30s or 2m")
+		if !ok {
+			return
+		}
+		dur, err := time.ParseDuration(s.Value)
+		if err != nil || dur < 0 {
+			d.errorf(n, field, "want a duration such as 30s or 2m, got %s", d.describe(s))
+			return
+		}
+		v.SetInt(int64(dur))
+		return
+	case t == toolRefType:
+		d.decodeToolRef(n, v, field)
+		if p, ok := d.pos[field]; ok {
+			p.value = v.FieldByName("Name").String()
+			d.pos[field] = p
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		d.decode(n, v.Elem(), field)
+	case reflect.Struct:
+		d.decodeStruct(n, v, field)
+	case reflect.String:
+		s, ok := d.scalar(n, field, "a string")
+		if ok {
+			v.SetString(s.Value)
+			if p, ok := d.pos[field]; ok {
+				p.value = s.Value
+				d.pos[field] = p
+			}
+		}
+	case reflect.Bool:
+		s, ok := d.scalar(n, field, "true or false")
+		if !ok {
+			return
+		}
+		if s.ShortTag() != "!!bool" {
+			d.errorf(n, field, "want true or false, got %s", d.describe(s))
+			return
+		}
+		var b bool
+		_ = s.Decode(&b)
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		s, ok := d.scalar(n, field, "an integer")
+		if !ok {
+			return
+		}
+		var i int64
+		if s.ShortTag() != "!!int" || s.Decode(&i) != nil {
+			d.errorf(n, field, "want an integer, got %s", d.describe(s))
+			return
+		}
+		v.SetInt(i)
+	case reflect.Float64:
+		s, ok := d.scalar(n, field, "a number")
+		if !ok {
+			return
+		}
+		var f float64
+		if tag := s.ShortTag(); (tag != "!!int" && tag != "!!float") || s.Decode(&f) != nil {
+			d.errorf(n, field, "want a number, got %s", d.describe(s))
+			return
+		}
+		v.SetFloat(f)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.errorf(n, field, "want a list (such as [a, b] or one \"- item\" per line), got %s", d.describe(n))
+			return
+		}
+		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.decode(item, s.Index(i), field+"."+strconv.Itoa(i))
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, field, "want a mapping of key: value lines, got %s", d.describe(n))
+			return
+		}
+		m := reflect.MakeMapWithSize(t, len(n.Content)/2)
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				d.errorf(k, field, "keys must be plain strings")
+				continue
+			}
+			if seen[k.Value] {
+				d.errorf(k, field+"."+k.Value, "duplicate key")
+				continue
+			}
+			seen[k.Value] = true
+			ev := reflect.New(t.Elem()).Elem()
+			d.decode(val, ev, field+"."+k.Value)
+			m.SetMapIndex(reflect.ValueOf(k.Value), ev)
+		}
+		v.Set(m)
+	case reflect.Interface:
+		if g, ok := d.generic(n, field); ok && g != nil {
+			v.Set(reflect.ValueOf(g))
+		}
+	default:
+		panic("config: unsupported field type " + t.String())
+	}
+}
+
+// fieldName is the YAML key of a struct field: its yaml tag, else its json
+// tag (so runlet.Settings and runlet.UsageLimits read as they marshal).
+func fieldName(f reflect.StructField) string {
+	tag := f.Tag.Get("yaml")
+	if tag == "" {
+		tag = f.Tag.Get("json")
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	return name
+}
+
+// keys lists the YAML keys of a struct type, in field order.
+func keys(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		if name := fieldName(f); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, field, "want a mapping of key: value lines, got %s", d.describe(n))
+		return
+	}
+	t := v.Type()
+	index := map[string]int{}
+	for i := range t.NumField() {
+		if name := fieldName(t.Field(i)); name != "" {
+			index[name] = i
+		}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		path := join(field, k.Value)
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, field, "keys must be plain strings")
+			continue
+		}
+		fi, ok := index[k.Value]
+		if !ok {
+			where := "here"
+			if field != "" {
+				where = "in " + field
+			}
+			d.errorf(k, path, "unknown field%s (known %s: %s)", suggest(k.Value, keys(t)), where, list(keys(t)))
+			continue
+		}
+		if seen[k.Value] {
+			d.errorf(k, path, "duplicate key; each field may appear once")
+			continue
+		}
+		seen[k.Value] = true
+		d.decode(val, v.Field(fi), path)
+	}
+}
+
+// decodeToolRef accepts a tool name or {name, timeout, require_approval}.
+func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind == yaml.MappingNode {
+		d.decodeStruct(n, v, field)
+		if v.FieldByName("Name").String() == "" {
+			d.errorf(n, field, "a tool needs a name (name: current_time)")
+		}
+		return
+	}
+	s, ok := d.scalar(n, field, "a tool name, or a mapping with name, timeout and require_approval")
+	if ok && s.Value == "" {
+		d.errorf(n, field, "empty tool name")
+		return
+	}
+	if ok {
+		v.FieldByName("Name").SetString(s.Value)
+	}
+}
+
+// scalar returns n with ${VAR} references expanded, or reports that n is not
+// a scalar (want describes the expected value).
+func (d *decoder) scalar(n *yaml.Node, field, want string) (*yaml.Node, bool) {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, field, "want %s, got %s", want, d.describe(n))
+		return nil, false
+	}
+	if !strings.Contains(n.Value, "$") {
+		return n, true
+	}
+	s, err := expand(n.Value, d.lookup, d.environ)
+	if err != nil {
+		d.errorf(n, field, "%s", err.Error())
+		return nil, false
+	}
+	c := *n
+	c.Value = s
+	if d.raw == nil {
+		d.raw = map[*yaml.Node]string{}
+	}
+	d.raw[&c] = n.Value
+	if n.Style == 0 {
+		// Plain scalars are typed after expansion, as if the value had been
+		// written there: max_turns: ${TURNS:-10} is an integer.
+		c.Tag = ""
+	}
+	return &c, true
+}
+
+// generic decodes free-form values (request options) into map[string]any,
+// []any, string, bool, int64, float64 or nil, as encoding/json would.
+func (d *decoder) generic(n *yaml.Node, field string) (any, bool) {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				d.errorf(k, field, "keys must be plain strings")
+				return nil, false
+			}
+			if _, dup := m[k.Value]; dup {
+				d.errorf(k, join(field, k.Value), "duplicate key")
+				return nil, false
+			}
+			v, ok := d.generic(n.Content[i+1], join(field, k.Value))
+			if !ok {
+				return nil, false
+			}
+			m[k.Value] = v
+		}
+		return m, true
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for i, item := range n.Content {
+			v, ok := d.generic(item, field+"."+strconv.Itoa(i))
+			if !ok {
+				return nil, false
+			}
+			s = append(s, v)
+		}
+		return s, true
+	case yaml.ScalarNode:
+		s, ok := d.scalar(n, field, "a value")
+		if !ok {
+			return nil, false
+		}
+		switch s.ShortTag() {
+		case "!!null":
+			return nil, true
+		case "!!bool":
+			var b bool
+			if s.Decode(&b) == nil {
+				return b, true
+			}
+		case "!!int":
+			var i int64
+			if s.Decode(&i) == nil {
+				return i, true
+			}
+		case "!!float":
+			var f float64
+			if s.Decode(&f) == nil {
+				return f, true
+			}
+		}
+		return s.Value, true
+	}
+	d.errorf(n, field, "unsupported YAML value")
+	return nil, false
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" && n.Style == 0
+}
+
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+// describe names a YAML value for a message: `"ten"`, `a list`, `a mapping`.
+// An expanded value is shown as written, never with the variable's value.
+func (d *decoder) describe(n *yaml.Node) string {
+	if raw, ok := d.raw[n]; ok {
+		return strconv.Quote(raw) + " (after expanding variables)"
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.ScalarNode:
+		v := n.Value
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		switch n.ShortTag() {
+		case "!!int", "!!float", "!!bool":
+			return v
+		}
+		return strconv.Quote(v)
+	}
+	return "an empty value"
+}

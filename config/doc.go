@@ -1,0 +1,71 @@
+// Package config builds a Runlet agent and runtime from a YAML file, so an
+// agent can be tried, shared and changed without writing Go:
+//
+//	setup, err := config.Load("agent.yaml", config.Tools(weather))
+//	if err != nil {
+//		log.Fatal(err) // agent.yaml:7:13: model.provider: unknown provider "openia"; did you mean "openai"? ...
+//	}
+//	rt := setup.NewRuntime()
+//	res, err := rt.Run(ctx, setup.Agent, "Weather in Lisbon?")
+//
+// # Format
+//
+//	name: assistant                 # labels events and logs
+//	instructions: |                 # the system prompt
+//	  Be concise.
+//	model:
+//	  provider: openai              # openai | openai-responses | anthropic | ollama | vllm |
+//	                                # llamacpp | deepseek | qwen | dashscope | openrouter
+//	  name: gpt-4o-mini             # required
+//	  base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
+//	  api_key: ${OPENAI_API_KEY}    # never inline; empty means the provider's variable
+//	  headers: {X-Title: my-app}    # added to every request
+//	  max_retries: 2                # 0: no retries
+//	  settings:                     # common request settings
+//	    temperature: 0.2
+//	    top_p: 1
+//	    max_output_tokens: 1024
+//	    stop_sequences: ["\n\n"]
+//	  options:                      # provider-specific request options, passed through
+//	    reasoning_effort: low
+//	max_turns: 10                   # model calls per run
+//	limits:                         # per run; 0 or absent means unlimited
+//	  total_tokens: 50000           # also input_tokens, output_tokens
+//	  requests: 20
+//	  tool_calls: 30
+//	context:                        # context policy, before every model call
+//	  keep_last_turns: 20
+//	  token_budget: 100000
+//	tools:                          # by name: the Loader's registry, then the built-ins
+//	  - current_time
+//	  - calculator
+//	  - name: get_weather           # or with a per-tool policy
+//	    timeout: 10s
+//	    require_approval: false
+//	tool_timeout: 30s               # for tools without their own timeout
+//	tool_concurrency: 4             # parallel tool calls per turn
+//
+// examples/config/agent.yaml is a commented example.
+//
+// # Strictness
+//
+// Every key must be known and every value of the right type; the provider
+// and each tool must exist; every ${VAR} must be set. Each problem is an
+// *Error with the file, line and column, and a hint ("did you mean
+// ...?"). All problems are reported at once, joined.
+//
+// # Variables
+//
+// String values may refer to environment variables: ${VAR} (an error when
+// unset), ${VAR:-default} (default when unset or empty), ${VAR-default}
+// (default when unset), ${VAR:?message} (an error with the message when
+// unset or empty). $$ is a literal $. An unquoted value is typed after
+// expansion, so max_turns: ${TURNS:-10} is an integer; a quoted one stays a
+// string. Messages never show a variable's value.
+//
+// # Built-in tools
+//
+// current_time (the date and time, in a time zone the model may name) and
+// calculator (arithmetic) need no Go code. A Go program adds its own tools
+// through the Loader's registry.
+package config
