@@ -332,7 +332,7 @@ func TestEval(t *testing.T) {
 		"1/0": "division by zero", "1+": "unexpected end", "(1": "missing )", "foo(1)": `unknown name "foo"`,
 		"sqrt 2": "needs an argument", "1 2": `unexpected "2"`, "2^2000": "not a finite number",
 		strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200): "nested too deeply",
-		strings.Repeat("1+", 600) + "1": "too long", "$": `unexpected "$"`,
+		strings.Repeat("1+", 600) + "1":                           "too long", "$": `unexpected "$"`,
 	}
 	for expr, want := range bad {
 		if _, err := config.Eval(expr); err == nil || !strings.Contains(err.Error(), want) {
