@@ -115,7 +115,9 @@ func (s *MemoryStore) AppendSession(ctx context.Context, sessionID string, after
 	if len(cur) != after {
 		return &conflictError{sessionID: sessionID, want: after, have: len(cur)}
 	}
-	s.sessions[sessionID] = append(cur[:len(cur):len(cur)], cloneMessages(msgs)...)
+	// Readers get deep copies, so appending in place is safe and keeps
+	// appends O(batch) instead of copying the whole session each time.
+	s.sessions[sessionID] = append(cur, cloneMessages(msgs)...)
 	return nil
 }
 
