@@ -82,6 +82,10 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 	if sseType == "ping" {
 		return out, false, nil
 	}
+	var dl eventDelta
+	if i, ok := parseDelta(data, &dl); ok {
+		return d.delta(i, &dl)
+	}
 	ev := &d.ev
 	*ev = streamEvent{Usage: unsetUsage}
 	ev.Message.Usage = unsetUsage
@@ -97,7 +101,7 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 	}
 	switch typ {
 	case "content_block_delta":
-		return d.delta()
+		return d.delta(ev.Index, &ev.Delta)
 	case "content_block_start":
 		return d.start()
 	case "content_block_stop":
@@ -182,13 +186,12 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 	return out, false, nil
 }
 
-func (d *decoder) delta() (out runlet.StreamEvent, ok bool, err error) {
-	i := d.ev.Index
+// delta handles a content_block_delta for block i.
+func (d *decoder) delta(i int, dl *eventDelta) (out runlet.StreamEvent, ok bool, err error) {
 	if i < 0 || i >= len(d.blocks) {
 		return out, false, nil // delta of a block never started: skip
 	}
 	b := &d.blocks[i]
-	dl := &d.ev.Delta
 	switch {
 	case b.kind == blockText && dl.Type == "text_delta":
 		if dl.Text == "" {
