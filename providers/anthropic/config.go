@@ -114,7 +114,6 @@ func (c Config) resolve() resolved {
 	if betas := joinBetas(h.Values("Anthropic-Beta"), c.Betas); betas != "" {
 		h.Set("Anthropic-Beta", betas)
 	}
-	h.Set("Accept", "application/json")
 	retries := c.MaxRetries
 	switch {
 	case retries == 0:

@@ -75,14 +75,23 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 			if err != nil {
 				return false, err
 			}
-			yielded, err := m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
+			emit := func(ev runlet.StreamEvent) bool {
 				if !yield(ev, nil) {
 					stopped = true
 					return false
 				}
 				return true
-			})
-			return yielded, err
+			}
+			if isJSON(resp.Header) {
+				// A gateway that ignores "stream": answer with the whole message.
+				out, err := m.readResponse(ctx, resp)
+				if err != nil {
+					return false, err
+				}
+				emitResponse(out, emit)
+				return true, nil
+			}
+			return m.readStream(ctx, resp.Body, emit)
 		})
 		if err != nil && !stopped {
 			yield(runlet.StreamEvent{}, m.redact(err))
@@ -182,6 +191,37 @@ func (m *Messages) readResponse(ctx context.Context, resp *http.Response) (*runl
 		return nil, e
 	}
 	return m.toResponse(&w), nil
+}
+
+func isJSON(h http.Header) bool {
+	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "application/json")
+}
+
+// emitResponse streams a whole response as one delta per part, then
+// StreamDone.
+func emitResponse(resp *runlet.ModelResponse, emit func(runlet.StreamEvent) bool) {
+	calls := 0
+	for _, p := range resp.Message.Parts {
+		var ev runlet.StreamEvent
+		switch p := p.(type) {
+		case runlet.TextPart:
+			ev = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: p.Text}
+		case runlet.ReasoningPart:
+			if p.Text == "" {
+				continue
+			}
+			ev = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: p.Text}
+		case runlet.ToolCallPart:
+			ev = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: calls, ID: p.ID, Name: p.Name, Delta: string(p.Arguments)}
+			calls++
+		default:
+			continue
+		}
+		if !emit(ev) {
+			return
+		}
+	}
+	emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: resp})
 }
 
 // readStream decodes an event stream, calling emit for each delta and

@@ -94,6 +94,9 @@ type built struct {
 
 // buildRequest translates a runlet request into a Messages API body.
 func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, error) {
+	if req == nil {
+		return built{}, m.invalid("nil request", nil)
+	}
 	cfg := &m.cfg
 	w := wireRequest{
 		Model:         cfg.model,

@@ -8,8 +8,10 @@ import (
 	"github.com/runlet/runlet/internal/httpc"
 )
 
-// streamEvent holds any Messages API stream event; one value is reused for
-// every event of a stream, so decoding a delta allocates only its text.
+// streamEvent holds any Messages API stream event decoded with
+// encoding/json; one value is reused for every event of a stream.
+// content_block_delta events, nearly all of a stream, skip it: parseDelta
+// reads them without reflection.
 type streamEvent struct {
 	Type         string     `json:"type"`
 	Index        int        `json:"index"`

@@ -1,8 +1,11 @@
 package anthropic
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -347,4 +350,80 @@ func TestStreamConsumerStops(t *testing.T) {
 		t.Fatalf("%d events", n)
 	}
 	// goleak in TestMain checks that the stream released everything.
+}
+
+// TestStreamJSONAnswer covers a gateway that ignores "stream": true and
+// answers with a whole message (or a JSON error) instead of events.
+func TestStreamJSONAnswer(t *testing.T) {
+	body := readFixture(t, "pydantic-nonstream-thinking-tool-use.response.json")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if r.Header.Get("X-Fail") != "" {
+			_, _ = w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	m := newTestModel(srv.URL, Config{})
+	deltas, resp, err := collect(t, m.Stream(ctxTimeout(t), userRequest("x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := nonStreamingCases()["pydantic-nonstream-thinking-tool-use.response.json"]
+	want.verify(t, resp)
+	if len(deltas) != 3 || deltas[0].Kind != runlet.StreamReasoningDelta || deltas[1].Kind != runlet.StreamTextDelta ||
+		deltas[2].Kind != runlet.StreamToolCallDelta || deltas[2].ID != "toolu_01YGzqpRE16Vricda3Aqcejo" || deltas[2].Delta != "{}" {
+		t.Errorf("deltas %+v", deltas)
+	}
+
+	m = newTestModel(srv.URL, Config{MaxRetries: -1, Headers: http.Header{"X-Fail": {"1"}}})
+	_, _, err = collect(t, m.Stream(ctxTimeout(t), userRequest("x")))
+	if perr := requireProviderError(t, err); perr.Type != "overloaded_error" || perr.StatusCode != 200 {
+		t.Errorf("err = %#v", *perr)
+	}
+}
+
+func TestConcurrentStreams(t *testing.T) {
+	srv := runlettest.NewAnthropicServer()
+	defer srv.Close()
+	srv.SetResponder(func(r runlettest.WireRequest) runlettest.AnthropicResponse {
+		var body struct {
+			Messages []struct{ Content []struct{ Text string } }
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		return runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicText("echo " + body.Messages[0].Content[0].Text)}, ChunkSize: 2}
+	})
+	m := newTestModel(srv.URL, Config{})
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			req := userRequest(strings.Repeat("x", i+1))
+			req.Options = map[string]any{"betas": []string{"b" + strings.Repeat("x", i+1)}}
+			resp, err := runlet.GenerateFromStream(m.Stream(context.Background(), req))
+			if err == nil && resp.Message.Text() != "echo "+strings.Repeat("x", i+1) {
+				err = errors.New("wrong answer " + resp.Message.Text())
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, r := range srv.Requests() {
+		n := len(r.JSON()["messages"].([]any)[0].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string))
+		if got := r.Header.Get("Anthropic-Beta"); got != "b"+strings.Repeat("x", n) {
+			t.Errorf("request %d carried betas %q", n, got)
+		}
+	}
+}
+
+func TestNilRequest(t *testing.T) {
+	m := newTestModel("http://127.0.0.1:1", Config{})
+	_, err := m.Generate(context.Background(), nil)
+	requireProviderError(t, err)
+	_, _, err = collect(t, m.Stream(context.Background(), nil))
+	requireProviderError(t, err)
 }
