@@ -5,8 +5,11 @@
 //	agent := &runlet.Agent{Name: "assistant", Model: model}
 //
 // The API key comes from Config.APIKey or $ANTHROPIC_API_KEY and is sent as
-// x-api-key; it never appears in errors. The base URL comes from
-// Config.BaseURL, $ANTHROPIC_BASE_URL or https://api.anthropic.com.
+// x-api-key; it never appears in errors (even when a server echoes it back).
+// The base URL comes from Config.BaseURL, $ANTHROPIC_BASE_URL or
+// https://api.anthropic.com. The anthropic-version header is DefaultVersion
+// ("2023-06-01") unless Config.Version says otherwise; see Config.Version
+// for what changes with "2026-10-21".
 //
 // # Requests
 //
@@ -66,8 +69,10 @@
 //
 // # Responses
 //
-// Text blocks become TextParts (one per block), tool_use blocks
-// ToolCallParts (Arguments is the input JSON, {} when empty), thinking
+// Text blocks become TextParts (one per non-empty block), tool_use blocks
+// ToolCallParts (Arguments is the input JSON, {} when empty; in a stream,
+// the input_json_delta fragments joined as received, so input cut off by
+// max_tokens stays as it came, with FinishReason length), thinking
 // blocks ReasoningParts with Text, Signature and Provider, and
 // redacted_thinking blocks ReasoningParts with Encrypted and Provider.
 // Server tool blocks (server_tool_use, web_search_tool_result, ...) and
@@ -82,7 +87,8 @@
 // CachedInputTokens is cache_read_input_tokens and CacheWriteTokens is
 // cache_creation_input_tokens (both included in InputTokens). In a stream,
 // message_start gives the first counts and message_delta's cumulative
-// counts replace them.
+// counts replace them. ReasoningTokens stays zero: the API does not report
+// thinking tokens apart from output_tokens.
 //
 // # Streaming
 //
@@ -94,6 +100,10 @@
 // JSON anywhere. An error event becomes a *runlet.ProviderError (an
 // overloaded_error is Retryable), and a stream that ends without
 // message_stop a *runlet.ProviderError wrapping runlet.ErrStreamIncomplete.
+// Malformed events give a *runlet.ProviderError wrapping ErrMalformedStream.
+// A server that answers a stream request with a JSON message (a gateway
+// that ignores "stream") is handled: the message is yielded as one delta
+// per part.
 //
 // # Retries
 //

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -427,4 +428,22 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	_, bad := newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: []byte("{not json")})
 	_, err = bad.Generate(ctxTimeout(t), userRequest("x"))
 	requireProviderError(t, err)
+}
+
+func TestRedactWrappedError(t *testing.T) {
+	m := newTestModel("http://127.0.0.1:1", Config{})
+	cause := fmt.Errorf("%w: read from https://proxy/?key=%s: %w", runlet.ErrStreamIncomplete, testKey, context.DeadlineExceeded)
+	err := m.redact(&runlet.ProviderError{Provider: "anthropic", Message: "failed for " + testKey, Code: testKey, RequestID: testKey, Err: cause})
+	noSecret(t, err)
+	if !errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrMalformedStream) {
+		t.Errorf("sentinels lost: %v", err)
+	}
+	if !strings.Contains(err.Error(), "failed for [REDACTED]") || !strings.Contains(err.Error(), "key=[REDACTED]") {
+		t.Errorf("err = %v", err)
+	}
+	// Other errors and errors without the key pass unchanged.
+	plain := errors.New("x")
+	if m.redact(plain) != plain || m.redact(nil) != nil {
+		t.Error("changed an error without a key")
+	}
 }

@@ -113,6 +113,8 @@ func TestRequestMaxTokens(t *testing.T) {
 		{"thinking keeps configured", Config{MaxTokens: 2000}, 0, map[string]any{"thinking": 8000}, "2000"},
 		{"thinking keeps settings", Config{}, 5000, map[string]any{"thinking": 8000}, "5000"},
 		{"thinking object", Config{}, 0, map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 5000}}, "9096"},
+		{"thinking raw JSON", Config{}, 0, map[string]any{"thinking": json.RawMessage(`{"type":"enabled","budget_tokens":5000}`)}, "9096"},
+		{"adaptive thinking", Config{}, 0, map[string]any{"thinking": "adaptive"}, "4096"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

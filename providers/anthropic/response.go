@@ -77,9 +77,8 @@ func (u wireUsage) usage() runlet.Usage {
 	}
 }
 
-// finishReason maps a stop_reason. An empty one (a stream cut short of
-// message_delta cannot get here; a proxy may drop it) is derived from the
-// content.
+// finishReason maps a stop_reason. An empty one (a proxy may drop it) is
+// derived from the content.
 func finishReason(stop string, hasToolCalls bool) runlet.FinishReason {
 	switch stop {
 	case "end_turn", "stop_sequence":
