@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// flags are the flags run and chat share.
+type flags struct {
+	config   string
+	provider string
+	model    string
+	baseURL  string
+	system   string
+	options  optionsFlag
+	tools    listFlag
+	maxTurns int
+
+	temperature *float64
+	maxTokens   int
+
+	session string
+	store   string
+
+	json        bool
+	quiet       bool
+	noReasoning bool
+
+	record string
+	replay string
+}
+
+const modelFlagsHelp = `Model (flags override --config; with neither, nor a key in the environment,
+a recorded session is replayed):
+  --config FILE          agent config in YAML (see examples/config/agent.yaml)
+  --provider NAME        openai | openai-responses | anthropic | ollama | vllm |
+                         llamacpp | deepseek | qwen | dashscope | openrouter
+                         (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
+                         is set, else anthropic when ANTHROPIC_API_KEY is)
+  --model NAME           model name (default: $RUNLET_MODEL, else gpt-4o-mini
+                         for OpenAI, claude-sonnet-4-5 for Anthropic)
+  --base-url URL         API root of an OpenAI-compatible server, such as
+                         http://localhost:11434/v1 (Ollama)
+  --system TEXT          instructions (system prompt)
+  --option KEY=VALUE     provider request option, repeatable; VALUE is JSON
+                         when it parses (8, true, {"type":"enabled"}), else a
+                         string: --option reasoning_effort=low
+  --temperature T        sampling temperature
+  --max-tokens N         output token limit per model call
+  --tool NAME            built-in tool to offer the model, repeatable:
+                         current_time, calculator
+  --max-turns N          model calls per run (default 20)
+
+State:
+  --session ID           keep history in session ID, stored on disk
+                         (--store), so later runs continue the conversation
+  --store FILE           SQLite file for sessions (default: the user cache
+                         directory, runlet/sessions.db)
+
+Output:
+  --json                 print every event as one JSON line on stdout
+  --quiet                print only the final answer
+  --no-reasoning         hide the model's reasoning (shown dimmed otherwise)
+
+Record and replay (for tests and demos; see runlettest):
+  --record FILE          record the HTTP traffic to a cassette file
+  --replay FILE          answer from a cassette instead of the network
+`
+
+const runUsage = `Usage: runlet run [flags] [prompt]
+
+Runs an agent once: the prompt comes from the arguments (joined by spaces),
+else from standard input. The answer streams to stdout; reasoning, tool calls
+and the usage summary go to stderr, so "runlet run ... > answer.txt" keeps
+only the answer.
+
+` + modelFlagsHelp + `
+Examples:
+  runlet run "What is the capital of the UK?"
+  OPENAI_API_KEY=sk-... runlet run --tool current_time "What day is it?"
+  runlet run --provider anthropic --option thinking=2048 "Prove that √2 is irrational."
+  runlet run --provider ollama --model llama3.2 "Hello"
+  git diff | runlet run --system "Review this diff." --quiet
+  runlet run --config agent.yaml --json "Hi" | jq -r .type
+  runlet run --session notes "Remember: the meeting is at 3pm."
+
+Exit codes: 0 success, 1 run failed, 2 usage or config error, 3 limit reached,
+4 waiting for approval, 130 interrupted (Ctrl-C; a second Ctrl-C quits at once).
+`
+
+const chatUsage = `Usage: runlet chat [flags]
+
+An interactive session: each line you type is a prompt, answered with the
+history of the conversation so far. /reset starts over, /exit (or Ctrl-D)
+quits. Ctrl-C stops the current answer; at the prompt it quits. Lines can be
+piped in too: one prompt per line.
+
+` + modelFlagsHelp + `
+Examples:
+  runlet chat
+  runlet chat --provider anthropic --session work     (resumes "work" next time)
+  printf 'Hi, I am Ann.\nWhat is my name?\n' | runlet chat --quiet
+
+Exit codes: 0 at the end of input, 2 usage or config error, 130 interrupted.
+`
+
+// newFlagSet declares the shared flags on a FlagSet that reports nothing
+// itself: the caller prints errors and usage.
+func newFlagSet(name string, f *flags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.options = optionsFlag{}
+	fs.StringVar(&f.config, "config", "", "")
+	fs.StringVar(&f.provider, "provider", "", "")
+	fs.StringVar(&f.model, "model", "", "")
+	fs.StringVar(&f.baseURL, "base-url", "", "")
+	fs.StringVar(&f.system, "system", "", "")
+	fs.Var(f.options, "option", "")
+	fs.Var(&f.tools, "tool", "")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "")
+	fs.Func("temperature", "", func(s string) error {
+		t, err := strconv.ParseFloat(s, 64)
+		if err != nil || t < 0 {
+			return errors.New("want a number such as 0.7")
+		}
+		f.temperature = &t
+		return nil
+	})
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "")
+	fs.StringVar(&f.session, "session", "", "")
+	fs.StringVar(&f.store, "store", "", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.noReasoning, "no-reasoning", false, "")
+	fs.StringVar(&f.record, "record", "", "")
+	fs.StringVar(&f.replay, "replay", "", "")
+	return fs
+}
+
+// parseArgs parses flags anywhere among the arguments (flag stops at the
+// first non-flag), returning the positional ones. After "--" everything is
+// positional.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		consumed := len(args) - fs.NArg()
+		rest := fs.Args()
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// validate checks flag combinations.
+func (f *flags) validate() error {
+	switch {
+	case f.json && f.quiet:
+		return errors.New("--json and --quiet cannot be combined")
+	case f.record != "" && f.replay != "":
+		return errors.New("--record and --replay cannot be combined")
+	case f.maxTurns < 0:
+		return errors.New("--max-turns must not be negative")
+	case f.maxTokens < 0:
+		return errors.New("--max-tokens must not be negative")
+	}
+	return nil
+}
+
+// optionsFlag collects --option key=value.
+type optionsFlag map[string]any
+
+func (o optionsFlag) String() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, o[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (o optionsFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", s)
+	}
+	var x any
+	if err := json.Unmarshal([]byte(v), &x); err == nil {
+		o[k] = x
+	} else {
+		o[k] = v
+	}
+	return nil
+}
+
+// listFlag collects a repeatable string flag; commas separate values too.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+// Command runlet runs Runlet agents from the command line: one prompt
+// (runlet run), an interactive session (runlet chat), from flags or a YAML
+// config file, against any provider Runlet has an adapter for.
+//
+//	runlet run "What is the capital of the UK?"
+//	runlet run --provider anthropic --model claude-sonnet-4-5 "Hello"
+//	echo "Summarise: ..." | runlet run --provider ollama --model llama3.2
+//	runlet chat --config agent.yaml --session work
+//
+// With no provider configured (no OPENAI_API_KEY, ANTHROPIC_API_KEY or
+// OPENAI_BASE_URL, no --config, --provider or --base-url), runlet replays a
+// bundled recorded session through the real OpenAI adapter and runtime, says
+// so, and prints how to go live.
+//
+// Exit codes: 0 success; 1 the run failed (provider error, ...); 2 usage or
+// configuration error; 3 a limit stopped the run (max turns, usage limit,
+// context overflow); 4 the run waits for a tool approval that could not be
+// asked; 130 interrupted (Ctrl-C; 143 for SIGTERM).
+//
+// Run "runlet help" for everything else.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitLimit       = 3
+	exitApproval    = 4
+	exitInterrupted = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise it comes from the module's build information.
+var version string
+
+func main() {
+	os.Exit(Main(os.Args[1:]))
+}
+
+// Main runs the command line args (without the program name) and returns
+// the exit code.
+func Main(args []string) int {
+	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	return a.main(args)
+}
+
+const usageText = `runlet runs an AI agent from the command line.
+
+Usage:
+  runlet run [flags] [prompt]   run an agent once; the prompt comes from the
+                                arguments, else standard input
+  runlet chat [flags]           an interactive session that keeps its history
+  runlet version                print the version
+  runlet help [command]         help for a command
+
+Without a model configured, runlet replays a recorded session (offline) and
+says so. To go live, set OPENAI_API_KEY, ANTHROPIC_API_KEY or
+OPENAI_BASE_URL (for Ollama: http://localhost:11434/v1), or pass --config.
+
+Examples:
+  runlet run "What is the capital of the UK?"
+  runlet run --provider anthropic "Explain SSE in one sentence."
+  runlet chat --provider ollama --model llama3.2
+  runlet run --config examples/config/agent.yaml --json "What time is it?"
+
+Exit codes:
+  0    success
+  1    the run failed (provider error, network, ...)
+  2    usage or configuration error
+  3    a limit stopped the run (max turns, usage limit, context overflow)
+  4    the run waits for a tool approval that could not be asked
+  130  interrupted (Ctrl-C; 143 for SIGTERM)
+`
+
+func (a *app) main(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(a.stderr, usageText)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return a.cmdRun(rest)
+	case "chat":
+		return a.cmdChat(rest)
+	case "version", "--version", "-version", "-v":
+		fmt.Fprintln(a.stdout, versionString())
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			switch rest[0] {
+			case "run":
+				fmt.Fprint(a.stdout, runUsage)
+				return exitOK
+			case "chat":
+				fmt.Fprint(a.stdout, chatUsage)
+				return exitOK
+			case "version":
+				fmt.Fprintln(a.stdout, "Usage: runlet version\n\nPrints the version, the Go version and the platform.")
+				return exitOK
+			}
+			fmt.Fprintf(a.stderr, "runlet help: unknown command %q\n", rest[0])
+			return exitUsage
+		}
+		fmt.Fprint(a.stdout, usageText)
+		return exitOK
+	}
+	msg := fmt.Sprintf("runlet: unknown command %q", cmd)
+	if s := closest(cmd, []string{"run", "chat", "version", "help"}); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else if !strings.HasPrefix(cmd, "-") {
+		msg += fmt.Sprintf(`; to run a prompt, write: runlet run %q`, strings.Join(args, " "))
+	}
+	fmt.Fprintf(a.stderr, "%s\n\n%s", msg, usageText)
+	return exitUsage
+}
+
+func versionString() string {
+	v := version
+	if v == "" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			v = bi.Main.Version
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
+					v = "devel-" + s.Value[:12]
+				}
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	return fmt.Sprintf("runlet %s (%s %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// closest returns the candidate nearest to s, if it is within edit
+// distance 2.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD && len(s) > 1 {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// app is one invocation: its standard streams and environment.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	stdinTTY, stdoutTTY, stderrTTY bool
+	color                          bool
+
+	in *bufio.Reader // see lines
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	a.stdinTTY, a.stdoutTTY, a.stderrTTY = isTerminal(stdin), isTerminal(stdout), isTerminal(stderr)
+	a.color = a.stderrTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	return a
+}
+
+// isTerminal reports whether v is an *os.File on a character device (a
+// terminal): no spinner, colours or prompts otherwise.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/providers/openai"
+	"github.com/runlet/runlet/runlettest"
+	"github.com/runlet/runlet/store/sqlite"
+)
+
+// defaultModels are the models used when neither --model, the config nor
+// $RUNLET_MODEL names one. Local servers have no default: the model is
+// whatever the user pulled or served.
+var defaultModels = map[string]string{
+	"openai":           "gpt-4o-mini",
+	"openai-responses": "gpt-4o-mini",
+	"anthropic":        "claude-sonnet-4-5",
+	"deepseek":         "deepseek-chat",
+	"qwen":             "qwen-plus",
+	"dashscope":        "qwen-plus",
+	"openrouter":       "openai/gpt-4o-mini",
+}
+
+// session is a prepared agent and runtime, plus what must be cleaned up.
+type session struct {
+	setup *config.Setup
+	rt    *runlet.Runtime
+	// demo is the replayer of the bundled session when no model is
+	// configured; replay is the one of --replay.
+	demo, replay *runlettest.Replayer
+	recorder     *runlettest.Recorder
+	recordPath   string
+	replayPath   string
+	store        *sqlite.Store
+	describe     string // "gpt-4o-mini via openai"
+}
+
+// usageError is a problem with the command line or the config: exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// prepare builds the agent and runtime the flags (and config) describe.
+func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*session, error) {
+	loader := &config.Loader{}
+	file := &config.File{Name: "runlet"}
+	if f.config != "" {
+		data, err := os.ReadFile(f.config)
+		if err != nil {
+			return nil, usagef("--config: %w", err)
+		}
+		file, err = loader.Decode(f.config, data)
+		if err != nil {
+			return nil, usageError{err}
+		}
+	}
+	s := &session{}
+
+	// Flags override the config.
+	m := &file.Model
+	if f.provider != "" {
+		m.Provider = f.provider
+	}
+	if f.model != "" {
+		m.Name = f.model
+	}
+	if f.baseURL != "" {
+		m.BaseURL = f.baseURL
+	}
+	if f.system != "" {
+		file.Instructions = f.system
+	}
+	if len(f.options) > 0 {
+		if m.Options == nil {
+			m.Options = map[string]any{}
+		}
+		maps.Copy(m.Options, f.options)
+	}
+	if f.temperature != nil {
+		m.Settings.Temperature = f.temperature
+	}
+	if f.maxTokens > 0 {
+		m.Settings.MaxOutputTokens = f.maxTokens
+	}
+	if f.maxTurns > 0 {
+		file.MaxTurns = f.maxTurns
+	}
+	for _, t := range f.tools {
+		file.Tools = append(file.Tools, config.ToolRef{Name: t})
+	}
+
+	if m.Provider == "" {
+		switch {
+		case f.baseURL != "" || a.getenv("OPENAI_BASE_URL") != "" || a.getenv("OPENAI_API_KEY") != "":
+			m.Provider = "openai"
+		case a.getenv("ANTHROPIC_API_KEY") != "" || a.getenv("ANTHROPIC_BASE_URL") != "":
+			m.Provider = "anthropic"
+		case f.replay != "":
+			m.Provider = "openai"
+		default:
+			// Nothing configured: replay the bundled session through the
+			// real adapter, with the tool it used.
+			if f.record != "" {
+				return nil, usagef("--record needs a live model: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL, or pass --provider or --config")
+			}
+			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", "replay"
+			s.demo = runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody(),
+				runlettest.WithPacing(25*time.Millisecond))
+			loader.HTTPClient = &http.Client{Transport: s.demo}
+			loader.Tools = config.Tools(capitalTool())
+			file.Tools = append(file.Tools, config.ToolRef{Name: "get_capital"})
+		}
+	}
+	if known := config.Providers(); !slices.Contains(known, m.Provider) {
+		hint := ""
+		if c := closest(m.Provider, known); c != "" {
+			hint = fmt.Sprintf("; did you mean %q?", c)
+		}
+		return nil, usagef("unknown provider %q%s (known: %s)", m.Provider, hint, strings.Join(known, ", "))
+	}
+	if m.Name == "" {
+		m.Name = a.getenv("RUNLET_MODEL")
+	}
+	if m.Name == "" {
+		custom := m.BaseURL != "" || (m.Provider == "openai" && a.getenv("OPENAI_BASE_URL") != "")
+		if def, ok := defaultModels[m.Provider]; ok && !custom {
+			m.Name = def
+		} else {
+			return nil, usagef("no model name for provider %s: pass --model (such as llama3.2 for Ollama) or set RUNLET_MODEL", m.Provider)
+		}
+	}
+
+	switch {
+	case f.replay != "":
+		c, err := runlettest.LoadCassette(f.replay)
+		if err != nil {
+			return nil, usagef("--replay: %w", err)
+		}
+		s.replay, s.replayPath = runlettest.NewReplayer(c), f.replay
+		loader.HTTPClient = &http.Client{Transport: s.replay}
+		if m.APIKey == "" {
+			m.APIKey = "replay" // never sent anywhere
+		}
+		if m.MaxRetries == nil {
+			m.MaxRetries = new(int) // a mismatch will not go away on retry
+		}
+	case s.demo == nil:
+		if err := a.checkCredentials(*m); err != nil {
+			return nil, err
+		}
+		if f.record != "" {
+			s.recorder = runlettest.NewRecorder(nil)
+			s.recordPath = f.record
+			loader.HTTPClient = &http.Client{Transport: s.recorder}
+		}
+	}
+
+	setup, err := loader.Build(file)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	s.setup = setup
+	s.describe = m.Name + " via " + m.Provider
+	if m.BaseURL != "" && s.demo == nil {
+		s.describe += " (" + m.BaseURL + ")"
+	}
+
+	opts := append([]runlet.Option{}, extra...)
+	if f.session != "" {
+		path := f.store
+		if path == "" {
+			dir, err := os.UserCacheDir()
+			if err != nil {
+				return nil, usagef("--session: no cache directory (%v); pass --store FILE", err)
+			}
+			path = filepath.Join(dir, "runlet", "sessions.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("--store: %w", err)
+		}
+		st, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("--store %s: %w", path, err)
+		}
+		s.store = st
+		opts = append(opts, runlet.WithStore(st))
+	}
+	s.rt = setup.NewRuntime(opts...)
+	return s, nil
+}
+
+// checkCredentials fails early, with the fix, when a hosted provider has no
+// API key: better than an HTTP 401 after the request.
+func (a *app) checkCredentials(m config.Model) error {
+	if m.APIKey != "" {
+		return nil
+	}
+	switch m.Provider {
+	case "openai", "openai-responses":
+		base := m.BaseURL
+		if base == "" {
+			base = a.getenv("OPENAI_BASE_URL")
+		}
+		if (base == "" || strings.Contains(base, "api.openai.com")) && a.getenv("OPENAI_API_KEY") == "" {
+			return usagef("OPENAI_API_KEY is not set: export OPENAI_API_KEY=sk-..., or use --base-url for a local server such as Ollama")
+		}
+	case "anthropic":
+		if m.BaseURL == "" && a.getenv("ANTHROPIC_BASE_URL") == "" && a.getenv("ANTHROPIC_API_KEY") == "" {
+			return usagef("ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-...")
+		}
+	default:
+		p, ok := openai.Presets[m.Provider]
+		local := strings.HasPrefix(p.BaseURL, "http://localhost") || strings.HasPrefix(p.BaseURL, "http://127.")
+		if ok && !local && m.BaseURL == "" && p.APIKeyEnv != "" && a.getenv(p.APIKeyEnv) == "" {
+			return usagef("%s is not set: export %s=... (the %s API key)", p.APIKeyEnv, p.APIKeyEnv, m.Provider)
+		}
+	}
+	return nil
+}
+
+// close saves the recording and closes the store.
+func (s *session) close(a *app) {
+	if s.recorder != nil {
+		c := s.recorder.Cassette()
+		if err := c.Save(s.recordPath); err != nil {
+			fmt.Fprintf(a.stderr, "runlet: %v\n", err)
+		} else {
+			fmt.Fprintf(a.stderr, "runlet: recorded %d request(s) to %s (credentials removed); replay with --replay %s\n",
+				len(c.Interactions), s.recordPath, s.recordPath)
+		}
+	}
+	if s.replay != nil {
+		if n := s.replay.Remaining(); n > 0 {
+			fmt.Fprintf(a.stderr, "runlet: %d recorded request(s) of %s were not replayed\n", n, s.replayPath)
+		}
+	}
+	if s.store != nil {
+		_ = s.store.Close()
+	}
+}
+
+type capitalArgs struct {
+	Country string `json:"country" jsonschema:"the country, such as UK or France"`
+}
+
+// capitalTool is the tool of the bundled recording: the recorded model
+// calls get_capital({"country":"UK"}) and is told "London".
+func capitalTool() runlet.Tool {
+	capitals := map[string]string{
+		"uk": "London", "united kingdom": "London", "france": "Paris", "germany": "Berlin",
+		"japan": "Tokyo", "china": "Beijing", "italy": "Rome", "spain": "Madrid", "usa": "Washington, D.C.",
+	}
+	return runlet.NewTool("get_capital", "Returns the capital city of a country.",
+		func(_ context.Context, in capitalArgs) (string, error) {
+			if c, ok := capitals[strings.ToLower(strings.TrimSpace(in.Country))]; ok {
+				return c, nil
+			}
+			return "", errors.New("unknown country " + in.Country)
+		})
+}
+
+const goLive = `To talk to a live model instead, set one of:
+  export OPENAI_API_KEY=sk-...           OpenAI (model gpt-4o-mini; --model to change)
+  export ANTHROPIC_API_KEY=sk-ant-...    Anthropic (claude-sonnet-4-5)
+  export OPENAI_BASE_URL=http://localhost:11434/v1 RUNLET_MODEL=llama3.2
+                                         Ollama, or any OpenAI-compatible server
+or pass --config FILE (see examples/config/agent.yaml). runlet help run lists the flags.
+`
+
+// demoNotice says plainly that this is a replay, before it starts.
+func (a *app) demoNotice(prompt string) {
+	fmt.Fprintln(a.stderr, a.style(dim, "runlet: no model is configured, so this is a REPLAY of a recorded session:"))
+	fmt.Fprintln(a.stderr, a.style(dim, "        OpenAI gpt-4o-mini, two requests, replayed offline through the real adapter and runtime."))
+	if prompt != "" && prompt != runlettest.DemoQuestion {
+		fmt.Fprintln(a.stderr, a.style(dim, "runlet: your prompt is not sent anywhere; the recording answers its own question:"))
+	}
+	fmt.Fprintln(a.stderr, a.style(dim, "        question: "+runlettest.DemoQuestion))
+}
+
+// demoEnd prints how to go live, after a replay.
+func (a *app) demoEnd() {
+	fmt.Fprint(a.stderr, "\n"+a.style(dim, "runlet: that was a replay; no model was called.\n"+goLive))
+}

@@ -1,0 +1,139 @@
+// Command weather is a streaming tool agent on any provider: it prints the
+// answer as it arrives and each tool call as it happens. Two tools chain:
+// get_capital, then get_weather for that city (a fixed table here; call a
+// real weather API in yours).
+//
+//	go run ./examples/weather                                      # offline replay
+//	OPENAI_API_KEY=sk-... go run ./examples/weather "What's the weather in the capital of Japan?"
+//	ANTHROPIC_API_KEY=sk-ant-... go run ./examples/weather
+//	go run ./examples/weather -events                              # every event as JSON lines
+//
+// The model comes from the environment: OPENAI_API_KEY or OPENAI_BASE_URL
+// (Chat Completions), else ANTHROPIC_API_KEY (Messages); RUNLET_MODEL names
+// the model. With none of them it replays a recorded OpenAI session, whose
+// question is about the UK's capital only.
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/openai"
+	"github.com/runlet/runlet/runlettest"
+)
+
+type CapitalArgs struct {
+	Country string `json:"country" jsonschema:"the country, such as Japan"`
+}
+
+type WeatherArgs struct {
+	City string `json:"city" jsonschema:"the city, such as Tokyo"`
+}
+
+// Forecast is what get_weather returns; the model sees it as JSON.
+type Forecast struct {
+	City       string  `json:"city"`
+	Conditions string  `json:"conditions"`
+	TempC      float64 `json:"temp_c"`
+}
+
+func tools() []runlet.Tool {
+	capitals := map[string]string{"uk": "London", "united kingdom": "London", "france": "Paris", "japan": "Tokyo", "china": "Beijing"}
+	weather := map[string]Forecast{
+		"london":  {"London", "light rain", 12},
+		"paris":   {"Paris", "sunny", 18},
+		"tokyo":   {"Tokyo", "clear", 21},
+		"beijing": {"Beijing", "hazy", 16},
+	}
+	return []runlet.Tool{
+		runlet.NewTool("get_capital", "Returns the capital city of a country.",
+			func(ctx context.Context, in CapitalArgs) (string, error) {
+				if c, ok := capitals[strings.ToLower(in.Country)]; ok {
+					return c, nil
+				}
+				return "", fmt.Errorf("no capital known for %q", in.Country)
+			}),
+		runlet.NewTool("get_weather", "Returns the current weather in a city.",
+			func(ctx context.Context, in WeatherArgs) (Forecast, error) {
+				if f, ok := weather[strings.ToLower(in.City)]; ok {
+					return f, nil
+				}
+				return Forecast{}, fmt.Errorf("no weather for %q", in.City)
+			}),
+	}
+}
+
+// model picks a provider from the environment; replay reports that none was
+// configured and a recording answers instead.
+func model(getenv func(string) string) (m runlet.Model, replay bool) {
+	name := getenv("RUNLET_MODEL")
+	switch {
+	case getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "":
+		return openai.NewChatCompletions(openai.Config{Model: cmp.Or(name, "gpt-4o-mini")}), false
+	case getenv("ANTHROPIC_API_KEY") != "":
+		return anthropic.NewMessages(anthropic.Config{Model: cmp.Or(name, "claude-sonnet-4-5")}), false
+	}
+	return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: runlettest.DemoClient()}), true
+}
+
+func main() {
+	events := flag.Bool("events", false, "print every event as a JSON line instead")
+	flag.Parse()
+	if err := run(context.Background(), strings.Join(flag.Args(), " "), *events, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "weather:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, question string, events bool, getenv func(string) string, stdout, stderr io.Writer) error {
+	m, replay := model(getenv)
+	question = cmp.Or(question, "What's the weather like in the capital of the UK?")
+	if replay {
+		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", runlettest.DemoQuestion)
+		question = runlettest.DemoQuestion
+	}
+	agent := &runlet.Agent{
+		Name:         "weather",
+		Instructions: "You answer weather questions. Use the tools; never guess a forecast.",
+		Model:        m,
+		Tools:        tools(),
+		MaxTurns:     6,
+	}
+	var opts []runlet.Option
+	if events {
+		// Observers watch every event; JSONLObserver writes them as JSON lines.
+		opts = append(opts, runlet.WithObserver(runlet.NewJSONLObserver(stdout)))
+	}
+	rt := runlet.NewRuntime(opts...)
+
+	for ev, err := range rt.Stream(ctx, agent, question) {
+		if err != nil {
+			return err
+		}
+		if events {
+			continue
+		}
+		switch ev := ev.(type) {
+		case *runlet.ReasoningDelta:
+			fmt.Fprint(stderr, ev.Delta)
+		case *runlet.TextDelta:
+			fmt.Fprint(stdout, ev.Delta)
+		case *runlet.ToolStarted:
+			fmt.Fprintf(stderr, "→ %s %s\n", ev.Call.Name, ev.Call.Arguments)
+		case *runlet.ToolFinished:
+			fmt.Fprintf(stderr, "← %s (%s)\n", ev.Result.Content, ev.Duration)
+		case *runlet.RunFinished:
+			u := ev.Result.Usage
+			fmt.Fprintf(stdout, "\n")
+			fmt.Fprintf(stderr, "%d model calls, %d input + %d output tokens\n", ev.Result.Turns, u.InputTokens, u.OutputTokens)
+		}
+	}
+	return nil
+}
