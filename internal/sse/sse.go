@@ -41,7 +41,7 @@ type Reader struct {
 	id      string
 	hasData bool
 	max     int
-	pending []byte // rest of a line after a lone CR
+	skipLF  bool // the last line ended with CR: drop an LF that follows
 	types   map[string]string
 	err     error
 }
@@ -132,50 +132,66 @@ func (r *Reader) intern(b []byte) string {
 	return s
 }
 
-// readLine returns the next line without its terminator. The slice is valid
-// until the next call.
+// readLine returns the next line without its terminator (LF, CRLF or a
+// lone CR). The slice is valid until the next call.
+//
+// It looks for either terminator in the buffered bytes rather than waiting
+// for an LF, so a stream that ends its lines with CR alone is read line by
+// line as it arrives (not held until 64 KiB or EOF, and not mistaken for
+// one huge line). A CR that ends the buffered bytes may be the first half
+// of a CRLF; skipLF drops the LF if it comes next.
 func (r *Reader) readLine() ([]byte, error) {
-	if r.pending != nil {
-		return r.splitCR(r.pending), nil
-	}
-	line, err := r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		r.line = append(r.line[:0], line...)
-		for err == bufio.ErrBufferFull {
+	r.line = r.line[:0]
+	want := 1 // bytes to have buffered before looking again
+	for {
+		_, err := r.br.Peek(want) // blocks until want bytes, or an error
+		buf, _ := r.br.Peek(r.br.Buffered())
+		if len(buf) == 0 {
+			switch {
+			case err == io.EOF && len(r.line) > 0:
+				return r.line, nil // a final line without terminator
+			case err == io.EOF:
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("sse: %w", err)
+		}
+		if r.skipLF {
+			r.skipLF = false
+			if buf[0] == '\n' {
+				_, _ = r.br.Discard(1)
+				continue
+			}
+		}
+		end := bytes.IndexByte(buf, '\n')
+		seg := buf
+		if end >= 0 {
+			seg = buf[:end]
+		}
+		if cr := bytes.IndexByte(seg, '\r'); cr >= 0 {
+			end = cr
+		}
+		if end < 0 {
+			if err == nil && len(buf) < r.br.Size() {
+				want = len(buf) + 1 // wait for more, in place
+				continue
+			}
+			// The line fills the buffer, or the stream ended: set the bytes
+			// aside and read on.
+			r.line = append(r.line, buf...)
+			_, _ = r.br.Discard(len(buf))
 			if len(r.line) > r.max {
 				return nil, ErrEventTooLarge
 			}
-			line, err = r.br.ReadSlice('\n')
+			want = 1
+			continue
+		}
+		r.skipLF = buf[end] == '\r'
+		line := buf[:end] // Discard does not overwrite the buffer
+		if len(r.line) > 0 {
 			r.line = append(r.line, line...)
+			line = r.line
 		}
-		line = r.line
+		_, _ = r.br.Discard(end + 1)
+		return line, nil
 	}
-	if err != nil && (err != io.EOF || len(line) == 0) {
-		if err != io.EOF {
-			err = fmt.Errorf("sse: %w", err)
-		}
-		return nil, err
-	}
-	// err is nil, or io.EOF with a final unterminated line.
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	if bytes.IndexByte(line, '\r') >= 0 {
-		return r.splitCR(line), nil
-	}
-	return line, nil
-}
-
-// splitCR handles lone CR line endings inside what ReadSlice saw as one line.
-func (r *Reader) splitCR(line []byte) []byte {
-	i := bytes.IndexByte(line, '\r')
-	if i < 0 {
-		r.pending = nil
-		return line
-	}
-	r.pending = line[i+1:]
-	return line[:i]
 }
