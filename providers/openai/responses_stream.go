@@ -161,7 +161,8 @@ type respItem struct {
 type respAssembler struct {
 	provider string
 	items    []*respItem
-	last     *respItem // the item the last delta went to
+	byIndex  map[int]*respItem // output index -> item, once there are many
+	last     *respItem         // the item the last delta went to
 	calls    int
 	events   []runlet.StreamEvent
 	quiet    bool        // collect no stream events (non-streamed response)
@@ -173,14 +174,24 @@ func (a *respAssembler) find(index int) *respItem {
 	if a.last != nil && a.last.index == index {
 		return a.last
 	}
-	for i := len(a.items) - 1; i >= 0; i-- {
-		if a.items[i].index == index {
-			a.last = a.items[i]
-			return a.last
+	if a.byIndex != nil {
+		if it := a.byIndex[index]; it != nil {
+			a.last = it
+			return it
+		}
+		return nil
+	}
+	for _, it := range a.items {
+		if it.index == index {
+			a.last = it
+			return it
 		}
 	}
 	return nil
 }
+
+// respIndexAt is the item count from which items are found through a map.
+const respIndexAt = 8
 
 // get returns the item with the output index, creating one of type typ.
 func (a *respAssembler) get(index int, typ string) *respItem {
@@ -194,6 +205,15 @@ func (a *respAssembler) get(index int, typ string) *respItem {
 	}
 	a.items = append(a.items, it)
 	a.last = it
+	switch {
+	case a.byIndex != nil:
+		a.byIndex[index] = it
+	case len(a.items) > respIndexAt:
+		a.byIndex = make(map[int]*respItem, 2*len(a.items))
+		for _, it := range a.items {
+			a.byIndex[it.index] = it
+		}
+	}
 	return it
 }
 
@@ -478,10 +498,13 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 	}
 	if err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && !respHandled(typ) {
-			return nil // an unknown event with fields of other types
+		if errors.As(err, &te) && te.Field != "" && typ != "" && !respHandled(typ) {
+			return nil // an unknown event whose fields have other types
 		}
 		return d.malformed(typ, err)
+	}
+	if typ == "" {
+		return d.malformed(typ, errors.New("event without a type"))
 	}
 	a := &d.a
 	switch typ {

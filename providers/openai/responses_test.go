@@ -603,3 +603,70 @@ func TestResponsesAutoChaining(t *testing.T) {
 		respValidate(t, r.Body)
 	}
 }
+
+// The same replay through the runtime's tool loop, streaming and not.
+func TestResponsesRuntimeToolLoopReplaysReasoning(t *testing.T) {
+	type weatherArgs struct {
+		City string `json:"city"`
+	}
+	weather := runlet.NewTool("get_weather", "Current weather for a city.", func(ctx context.Context, in weatherArgs) (string, error) {
+		return "18°C in " + in.City, nil
+	})
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			srv := respFakeServer(t,
+				runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{
+					runlettest.ResponsesReasoning("opaque-state-1", "Look up the weather."),
+					runlettest.ResponsesFunctionCall("get_weather", `{"city":"Paris"}`),
+				}},
+				runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{runlettest.ResponsesText("It is 18°C in Paris.")}},
+			)
+			srv.ChunkSize = 4
+			agent := &runlet.Agent{
+				Name:         "weather",
+				Instructions: "Use the tool.",
+				Model:        respFakeModel(srv, 0),
+				Tools:        []runlet.Tool{weather},
+				Options:      map[string]any{"reasoning": map[string]any{"effort": "low", "summary": "auto"}},
+			}
+			rt := runlet.NewRuntime()
+			var res *runlet.Result
+			var err error
+			if stream {
+				for ev, e := range rt.Stream(context.Background(), agent, "Weather in Paris?") {
+					if e != nil {
+						err = e
+						break
+					}
+					if f, ok := ev.(*runlet.RunFinished); ok {
+						res = f.Result
+					}
+				}
+			} else {
+				res, err = rt.Run(context.Background(), agent, "Weather in Paris?")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res == nil || res.Output != "It is 18°C in Paris." || res.Turns != 2 {
+				t.Fatalf("result = %+v", res)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			for _, r := range reqs {
+				respValidate(t, r.Body)
+			}
+			in := reqs[1].JSON()["input"].([]any)
+			respWantJSON(t, "turn 2 input", in[1:3], `[
+				{"type": "reasoning", "id": "rs_1_0", "encrypted_content": "opaque-state-1",
+				 "summary": [{"type": "summary_text", "text": "Look up the weather."}]},
+				{"type": "function_call", "id": "fc_1_1", "call_id": "call_1_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}]`)
+			out := in[3].(map[string]any)
+			if out["type"] != "function_call_output" || out["call_id"] != "call_1_1" || !strings.Contains(out["output"].(string), "18°C in Paris") {
+				t.Errorf("tool output item = %v", out)
+			}
+		})
+	}
+}

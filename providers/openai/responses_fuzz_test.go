@@ -1,0 +1,129 @@
+package openai
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/runlet/runlet"
+)
+
+// FuzzResponsesDecoder feeds arbitrary bytes to the Responses event-stream
+// decoder. Whatever the input, it must end (after a bounded number of
+// events) with exactly one StreamDone followed by io.EOF, or with a
+// *runlet.ProviderError; it must never panic or emit anything after the end.
+// Seeds: the recorded streams in testdata/responses/fixtures, the seed
+// corpus in testdata/fuzz/FuzzResponsesDecoder, and the cases below.
+func FuzzResponsesDecoder(f *testing.F) {
+	entries, err := os.ReadDir(respFixtureDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err != nil || info.Size() > 64<<10 {
+			continue // large inputs make mutation slow; the big one is covered by tests
+		}
+		switch name := e.Name(); {
+		case strings.HasSuffix(name, ".sse"):
+			f.Add(respFixture(f, name))
+		case strings.HasSuffix(name, ".jsonl"):
+			f.Add(respJSONLToSSE(respFixture(f, name)))
+		}
+	}
+	for _, s := range []string{
+		"",
+		"data: [DONE]\n\n",
+		respEvAdded + "\n\n" + respEvDelta + "\n\n" + respEvDone + "\n\n" + respEvCompleted + "\n\n",
+		respEvCompleted,
+		respEvDelta + "\n\n" + respEvDelta,
+		`data: {"type":"response.output_item.added","output_index":-5,"item":{"type":"function_call","call_id":"c","name":"f","arguments":"{"}}` + "\n\n" +
+			`data: {"type":"response.function_call_arguments.delta","output_index":-5,"delta":"}"}` + "\n\n" +
+			`data: {"type":"response.reasoning_summary_text.delta","output_index":-5,"summary_index":3,"delta":"x"}` + "\n\n" +
+			`data: {"type":"response.completed","response":{"output":[{"type":"reasoning"},{"type":"message","content":[{"type":"refusal","refusal":"no"}]},7,null]}}`,
+		`data: {"type":"response.failed","response":{"error":{"code":429,"message":"x"}}}`,
+		`data: {"type":"error","error":{"code":null}}`,
+		"event: response.completed\ndata: {}\n\n",
+		"data: {\"type\":\"response.output_text.delta\",\"delta\":\"\\ud800\"}\r\n\r\ndata: {\"type\":\"response.incomplete\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := newRespDecoder("openai", bytes.NewReader(data))
+		var done *runlet.ModelResponse
+		limit := 4*len(data) + 16
+		for i := 0; ; i++ {
+			if i > limit {
+				t.Fatalf("more than %d events from %d bytes", limit, len(data))
+			}
+			ev, err := d.next()
+			if err != nil {
+				if done != nil {
+					if err != io.EOF {
+						t.Fatalf("after StreamDone: %v", err)
+					}
+				} else {
+					var pe *runlet.ProviderError
+					if !errors.As(err, &pe) || pe.Provider != "openai" || pe.Message == "" {
+						t.Fatalf("error %v (%T), want a *runlet.ProviderError", err, err)
+					}
+				}
+				if _, again := d.next(); again != err {
+					t.Fatalf("error changed: %v, then %v", err, again)
+				}
+				return
+			}
+			if done != nil {
+				t.Fatalf("event %+v after StreamDone", ev)
+			}
+			switch ev.Kind {
+			case runlet.StreamDone:
+				if ev.Response == nil {
+					t.Fatal("StreamDone without a response")
+				}
+				done = ev.Response
+				for _, p := range done.Message.Parts {
+					if c, ok := p.(runlet.ToolCallPart); ok && len(c.Arguments) == 0 {
+						t.Fatalf("tool call without arguments: %+v", c)
+					}
+				}
+			case runlet.StreamTextDelta, runlet.StreamReasoningDelta, runlet.StreamToolCallDelta:
+			default:
+				t.Fatalf("unknown event kind %d", ev.Kind)
+			}
+		}
+	})
+}
+
+// FuzzResponsesBody feeds arbitrary bytes to the non-streamed response
+// decoding: an error or a response, never a panic.
+func FuzzResponsesBody(f *testing.F) {
+	for _, name := range []string{
+		"pydantic-nonstream-text.response.json",
+		"pydantic-nonstream-function-call.response.json",
+		"pydantic-nonstream-reasoning-and-function-call.response.json",
+		"vercel-error-insufficient-quota.response.json",
+	} {
+		f.Add(respFixture(f, name))
+	}
+	f.Add([]byte(`{"status":"failed","error":{"code":"server_error","message":"x"}}`))
+	f.Add([]byte(`{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[{"type":"message","content":7}]}`))
+	m := respModel("http://unused")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		body := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(data))}
+		resp, err := m.decodeResponse(t.Context(), body)
+		if err != nil {
+			var pe *runlet.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T)", err, err)
+			}
+			return
+		}
+		if resp == nil || resp.Message.Role != runlet.RoleAssistant || resp.FinishReason == "" {
+			t.Fatalf("response %+v", resp)
+		}
+	})
+}
