@@ -25,7 +25,7 @@ CREATE TABLE {p}runlet_sessions (
 CREATE TABLE {p}runlet_messages (
 	session_id text NOT NULL REFERENCES {p}runlet_sessions (id) ON DELETE CASCADE,
 	seq        integer NOT NULL,  -- 0-based position in the session
-	message    text NOT NULL,     -- JSON of runlet.Message
+	message    bytea NOT NULL,    -- JSON of runlet.Message, exactly as encoded
 	PRIMARY KEY (session_id, seq)
 );
 CREATE TABLE {p}runlet_state (
@@ -38,7 +38,7 @@ CREATE TABLE {p}runlet_state (
 CREATE TABLE {p}runlet_checkpoints (
 	run_id     text PRIMARY KEY,
 	session_id text NOT NULL,
-	checkpoint text NOT NULL,     -- JSON of runlet.Checkpoint
+	checkpoint bytea NOT NULL,    -- JSON of runlet.Checkpoint, exactly as encoded
 	saved_at   timestamptz NOT NULL DEFAULT now()
 );
 `,

@@ -24,9 +24,12 @@
 // Tables are named runlet_sessions, runlet_messages, runlet_state,
 // runlet_checkpoints and runlet_schema_version, in the schema given with
 // [WithSchema] (created if missing) or else the first schema of the
-// connection's search_path. Messages and checkpoints are stored as JSON in
-// text columns — not jsonb, which would reorder the keys of tool arguments
-// and reject \u0000 — and state values as bytea. [Open] and [New] apply
+// connection's search_path. Messages (one row per message, numbered by seq)
+// and checkpoints are stored as the exact bytes of their JSON in bytea
+// columns: jsonb would reorder the keys of tool arguments and reject
+// \u0000, and text would reject raw tool arguments that are not valid UTF-8.
+// Query them with convert_from(message, 'UTF8')::jsonb. State values are
+// bytea too. [Open] and [New] apply
 // pending migrations in one transaction under an advisory lock, so instances
 // starting together migrate once; a database migrated by a newer version
 // makes them fail with an error wrapping [ErrSchemaTooNew].
@@ -148,7 +151,7 @@ func newQueries(p string) queries {
 )
 INSERT INTO {p}runlet_messages (session_id, seq, message)
 SELECT s.id, $2 + m.ord - 1, m.message
-FROM s, unnest($4::text[]) WITH ORDINALITY AS m (message, ord)`),
+FROM s, unnest($4::bytea[]) WITH ORDINALITY AS m (message, ord)`),
 		getState: r.Replace(`SELECT value FROM {p}runlet_state WHERE session_id = $1 AND key = $2`),
 		setState: r.Replace(`INSERT INTO {p}runlet_state (session_id, key, value) VALUES ($1, $2, $3)
 ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = now()`),
@@ -201,13 +204,13 @@ func (s *Store) AppendSession(ctx context.Context, sessionID string, after int, 
 		}
 		return nil
 	}
-	enc := make([]string, len(msgs))
+	enc := make([][]byte, len(msgs))
 	for i := range msgs {
 		b, err := json.Marshal(&msgs[i])
 		if err != nil {
 			return fmt.Errorf("postgres: append session %q: encode message %d: %w", sessionID, i, err)
 		}
-		enc[i] = string(b)
+		enc[i] = b
 	}
 
 	var tag pgconn.CommandTag
@@ -331,7 +334,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp *runlet.Checkpoint) error
 	if err != nil {
 		return fmt.Errorf("postgres: save checkpoint %q: encode: %w", cp.RunID, err)
 	}
-	if _, err := s.pool.Exec(ctx, s.q.saveCheckpoint, cp.RunID, cp.SessionID, string(data)); err != nil {
+	if _, err := s.pool.Exec(ctx, s.q.saveCheckpoint, cp.RunID, cp.SessionID, data); err != nil {
 		return fmt.Errorf("postgres: save checkpoint: %w", err)
 	}
 	return nil

@@ -27,6 +27,7 @@ func sampleCheckpoint(runID string) *runlet.Checkpoint {
 			runlet.AssistantText("earlier answer"),
 		},
 		HistoryLen: 2,
+		Committed:  1,
 		Messages: []runlet.Message{
 			runlet.UserText("Delete /tmp/old.log and tell me the weather in 東京."),
 			{Role: runlet.RoleAssistant, Parts: []runlet.Part{

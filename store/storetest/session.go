@@ -60,6 +60,11 @@ func partCases() []partCase {
 		{"ToolCallSpacedArguments", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
 			ID: "call_sp", Name: "f", Arguments: json.RawMessage("{\n  \"a\": [1, 2],\n  \"b\": \"x y\"\n}"),
 		}}}},
+		{"ToolCallInvalidUTF8Arguments", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
+			// Raw arguments are kept as received, even bytes that are not
+			// UTF-8 (a user's edited arguments, say).
+			ID: "call_latin1", Name: "f", Arguments: json.RawMessage("{\"name\":\"caf\xe9\"}"),
+		}}}},
 		{"ToolCallEmptyArguments", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
 			ID: "call_empty", Name: "now",
 		}}}},
