@@ -103,7 +103,8 @@
 // Malformed events give a *runlet.ProviderError wrapping ErrMalformedStream.
 // A server that answers a stream request with a JSON message (a gateway
 // that ignores "stream") is handled: the message is yielded as one delta
-// per part.
+// per part; likewise Generate assembles an event stream sent in answer to
+// a non-streaming request.
 //
 // # Retries
 //

@@ -49,6 +49,16 @@ func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*run
 		if err != nil {
 			return false, err
 		}
+		if isEventStream(resp.Header) {
+			// A gateway that streams anyway: assemble the events.
+			_, err = m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
+				if ev.Kind == runlet.StreamDone {
+					out = ev.Response
+				}
+				return true
+			})
+			return false, err
+		}
 		out, err = m.readResponse(ctx, resp)
 		return false, err
 	})
@@ -195,6 +205,10 @@ func (m *Messages) readResponse(ctx context.Context, resp *http.Response) (*runl
 
 func isJSON(h http.Header) bool {
 	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "application/json")
+}
+
+func isEventStream(h http.Header) bool {
+	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "text/event-stream")
 }
 
 // emitResponse streams a whole response as one delta per part, then

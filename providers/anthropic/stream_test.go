@@ -427,3 +427,30 @@ func TestNilRequest(t *testing.T) {
 	_, _, err = collect(t, m.Stream(context.Background(), nil))
 	requireProviderError(t, err)
 }
+
+// TestGenerateEventStreamAnswer covers the reverse: an event stream sent in
+// answer to a non-streaming request.
+func TestGenerateEventStreamAnswer(t *testing.T) {
+	name := "anthropicpy-stream-text-then-tool-use.response.sse"
+	body := readFixture(t, name)
+	truncated := body[:len(body)/2]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Header.Get("X-Truncate") != "" {
+			_, _ = w.Write(truncated)
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	resp, err := newTestModel(srv.URL, Config{}).Generate(ctxTimeout(t), userRequest("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamingCases()[name].verify(t, resp)
+
+	_, err = newTestModel(srv.URL, Config{MaxRetries: -1, Headers: http.Header{"X-Truncate": {"1"}}}).Generate(ctxTimeout(t), userRequest("x"))
+	if requireProviderError(t, err); !errors.Is(err, runlet.ErrStreamIncomplete) {
+		t.Errorf("err = %v", err)
+	}
+}
