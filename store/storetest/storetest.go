@@ -19,8 +19,16 @@
 // message part type, ordering, isolation between sessions, all-or-nothing
 // appends guarded by the optimistic `after` check (also under concurrency),
 // key-value state, checkpoints with an atomic claim, large values, and that
-// a cancelled context writes nothing. [Benchmark] measures appending a turn
-// and loading a 1,000-message session.
+// a cancelled context writes nothing. Strings are compared as their JSON
+// round-trip defines them (encoding/json turns invalid UTF-8 into U+FFFD);
+// raw tool arguments come back as encoding/json writes a json.RawMessage:
+// compacted, but with key order, number spellings, escapes and even bytes
+// that are not UTF-8 as received.
+//
+// A store meant for several application instances should also pass the
+// suite on [Alternate], which spreads the calls over several instances of the
+// store sharing one database. [Benchmark] measures appending a turn and
+// loading a 1,000-message session.
 package storetest
 
 import (
