@@ -411,7 +411,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	if perr := requireProviderError(t, err); perr.Message != "key [REDACTED] is overloaded" || perr.Type != "overloaded_error" {
 		t.Errorf("err = %v", err)
 	}
-	_, echo = newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: sseBody("message_start", `{"type":"message_start","message":{"id":"`+testKey)})
+	_, echo = newServerModel(t, Config{MaxRetries: -1}, runlettest.AnthropicResponse{Body: sseBody("message_start", `{"type":"message_start","message":{"id":"`+testKey)})
 	_, _, err = collect(t, echo.Stream(ctxTimeout(t), userRequest("x")))
 	if requireProviderError(t, err); !errors.Is(err, ErrMalformedStream) {
 		t.Errorf("err = %v", err)

@@ -261,6 +261,17 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 		}
 		out, ok, err := d.decode(ev.Type, ev.Data)
 		if err != nil {
+			if errors.Is(err, ErrMalformedStream) {
+				if _, next := r.Next(); errors.Is(next, io.EOF) {
+					// The last event is broken and message_stop never came:
+					// the stream was cut off, most likely mid-event.
+					var perr *runlet.ProviderError
+					if errors.As(err, &perr) && perr.Err != nil {
+						err = perr.Err
+					}
+					return yielded, d.incomplete(err)
+				}
+			}
 			return yielded, err
 		}
 		if ok {

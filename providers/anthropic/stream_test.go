@@ -250,6 +250,8 @@ func TestStreamEnds(t *testing.T) {
 		{"no message_stop", sseBody("message_start", evStart, "content_block_start", blockStart, "content_block_delta", delta), true, 1, 1},
 		{"stops before deltas", sseBody("message_start", evStart, "content_block_start", blockStart), true, 0, 2},
 		{"last event without blank line", []byte(strings.TrimSuffix(string(sseBody("message_start", evStart, "message_stop", evStop)), "\n\n")), false, 0, 1},
+		{"cut mid-event", []byte(string(sseBody("message_start", evStart, "content_block_start", blockStart, "content_block_delta", delta)) + "event: content_block_delta\ndata: {\"type\":\"content_blo"), true, 1, 1},
+		{"cut mid-event before deltas", []byte(string(sseBody("message_start", evStart)) + "data: {\"type\":\"content_blo"), true, 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,11 +312,13 @@ func TestStreamErrorEvents(t *testing.T) {
 }
 
 func TestStreamMalformed(t *testing.T) {
+	// A broken event followed by more: malformed, not retried. (A broken
+	// last event is a cut-off stream: see TestStreamEnds.)
 	for name, body := range map[string][]byte{
-		"not json":       sseBody("message_start", evStart, "content_block_delta", `{"type":"content_block_delta",`),
-		"wrong types":    sseBody("message_start", `{"type":"message_start","message":{"id":5}}`),
-		"huge index":     sseBody("content_block_start", `{"type":"content_block_start","index":100000000,"content_block":{"type":"text"}}`),
-		"negative index": sseBody("content_block_start", `{"type":"content_block_start","index":-3,"content_block":{"type":"text"}}`),
+		"not json":       sseBody("message_start", evStart, "content_block_delta", `{"type":"content_block_delta",`, "message_stop", evStop),
+		"wrong types":    sseBody("message_start", `{"type":"message_start","message":{"id":5}}`, "message_stop", evStop),
+		"huge index":     sseBody("content_block_start", `{"type":"content_block_start","index":100000000,"content_block":{"type":"text"}}`, "message_stop", evStop),
+		"negative index": sseBody("content_block_start", `{"type":"content_block_start","index":-3,"content_block":{"type":"text"}}`, "message_stop", evStop),
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv, m := newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: body})
