@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -124,6 +125,39 @@ func FuzzResponsesBody(f *testing.F) {
 		}
 		if resp == nil || resp.Message.Role != runlet.RoleAssistant || resp.FinishReason == "" {
 			t.Fatalf("response %+v", resp)
+		}
+	})
+}
+
+// FuzzResponsesScan checks the delta-event fast path against encoding/json:
+// whenever respScanEvent accepts an input, encoding/json decodes it without
+// error to the same event.
+func FuzzResponsesScan(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hel","logprobs":[]}`,
+		`{"type":"response.function_call_arguments.delta","output_index":-2,"delta":"{\"a\":1}","obfuscation":"xyz"}`,
+		`{"type":"response.reasoning_summary_text.delta","summary_index":3,"delta":"héllo ✓","x":{"a":[1,2.5e-3,true,false,null,"s\u00e9"]}}`,
+		` { "TYPE" : "x" , "Delta":"y" } `,
+		`{"type":"response.output_text.delta","output_index":1.0,"delta":"x"}`,
+		`{"type":"a","ſummary_index":3}`,
+		`{"type":"a","item":{}}`,
+		`{}`, `[]`, `{"type":"a"}x`, `{"delta":"\x01"}`, `{"delta":"a\"b"}`, `{"output_index":0123}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast respEvent
+		if !respScanEvent(data, &fast) {
+			return
+		}
+		var slow respEvent
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("scanner accepted what encoding/json rejects (%v): %q", err, data)
+		}
+		if fast.Type != slow.Type || fast.Delta != slow.Delta || fast.OutputIndex != slow.OutputIndex ||
+			fast.ContentIndex != slow.ContentIndex || fast.SummaryIndex != slow.SummaryIndex ||
+			len(slow.Item) != 0 || len(slow.Response) != 0 || len(slow.Code) != 0 || slow.Message != "" || slow.Error != nil {
+			t.Fatalf("scanner %+v, encoding/json %+v, for %q", fast, slow, data)
 		}
 	})
 }

@@ -491,7 +491,11 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 	}
 	ev := &d.ev
 	*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
-	err := json.Unmarshal(data, ev)
+	var err error
+	if !respScanEvent(data, ev) {
+		*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
+		err = json.Unmarshal(data, ev)
+	}
 	typ := ev.Type
 	if typ == "" {
 		typ = sseType
