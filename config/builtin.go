@@ -44,7 +44,13 @@ func CurrentTime() runlet.Tool {
 				}
 				now = now.In(loc)
 			}
-			return now.Format(time.RFC3339) + " (" + now.Weekday().String() + ", " + now.Location().String() + ")", nil
+			zone := now.Location().String()
+			if abbr, _ := now.Zone(); zone == "Local" {
+				zone = abbr
+			} else if abbr != zone {
+				zone += " " + abbr
+			}
+			return now.Format(time.RFC3339) + " (" + now.Weekday().String() + ", " + zone + ")", nil
 		})
 }
 

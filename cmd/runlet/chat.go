@@ -50,8 +50,12 @@ func (a *app) cmdChat(args []string) int {
 	}
 	interactive := a.stdinTTY && !f.json && !f.quiet
 	if interactive {
-		fmt.Fprintf(a.stderr, "%s %s\n", a.style(bold, "runlet chat"),
-			a.style(dim, "· "+s.describe+" · session "+sessionID+" · /reset starts over, /exit or Ctrl-D quits"))
+		info := "· " + s.describe
+		if f.session != "" {
+			info += " · session " + f.session
+		}
+		fmt.Fprintf(a.stderr, "%s %s\n%s\n", a.style(bold, "runlet chat"), a.style(dim, info),
+			a.style(dim, "/reset starts over, /exit or Ctrl-D quits, Ctrl-C stops an answer"))
 	}
 	if s.demo != nil {
 		a.demoNotice("")

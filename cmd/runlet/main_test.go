@@ -14,8 +14,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-// bin is the runlet binary under test, built once by TestMain.
-var bin string
+// bin is the runlet binary under test, built once by TestMain; gocache is
+// the Go build cache, passed on to children whose XDG_CACHE_HOME changes.
+var bin, gocache string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "runlet-cli-test")
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "runlet")
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		gocache = strings.TrimSpace(string(out))
+	}
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
@@ -55,8 +59,13 @@ func cleanEnv(t *testing.T, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	// Keep session stores out of the user's cache.
-	return append(env, append([]string{"XDG_CACHE_HOME=" + t.TempDir()}, extra...)...)
+	// Keep session stores out of the user's cache (but not Go's build
+	// cache, which defaults to a directory under it).
+	env = append(env, "XDG_CACHE_HOME="+t.TempDir())
+	if gocache != "" && os.Getenv("GOCACHE") == "" {
+		env = append(env, "GOCACHE="+gocache)
+	}
+	return append(env, extra...)
 }
 
 type result struct {
