@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/runlettest"
@@ -101,14 +103,34 @@ func baselineStream(ctx context.Context, url string, onDelta func(string)) (stri
 
 var sink string
 
+// cpuTime returns the process's user+system CPU time. The benchmarks report
+// it per op as well (cpu-ns/op): on a loaded machine wall time varies a
+// lot, CPU time much less. Server goroutines count on both sides alike.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loop runs f b.N times and reports CPU time per op.
+func loop(b *testing.B, f func()) {
+	b.ReportAllocs()
+	start := cpuTime()
+	n := 0
+	for b.Loop() {
+		f()
+		n++
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
+}
+
 func BenchmarkStream1000Deltas(b *testing.B) {
 	b.Run("adapter", func(b *testing.B) {
 		srv := benchServer(b)
 		m := newTestModel(srv.URL, Config{})
 		req := userRequest("x")
 		ctx := context.Background()
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			n := 0
 			for ev, err := range m.Stream(ctx, req) {
 				if err != nil {
@@ -124,18 +146,17 @@ func BenchmarkStream1000Deltas(b *testing.B) {
 			if n != benchDeltas {
 				b.Fatalf("%d deltas", n)
 			}
-		}
+		})
 	})
 	b.Run("baseline", func(b *testing.B) {
 		srv := benchServer(b)
 		ctx := context.Background()
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			text, n, err := baselineStream(ctx, srv.URL, func(s string) { sink = s })
 			if err != nil || n != benchDeltas || text != benchText {
 				b.Fatalf("%d deltas, %v", n, err)
 			}
-		}
+		})
 	})
 }
 
@@ -163,8 +184,7 @@ func BenchmarkDecode1000Deltas(b *testing.B) {
 		m := newTestModel("http://unused", Config{})
 		ctx := context.Background()
 		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			n := 0
 			var resp *runlet.ModelResponse
 			_, err := m.readStream(ctx, io.NopCloser(bytes.NewReader(data)), func(ev runlet.StreamEvent) bool {
@@ -180,16 +200,15 @@ func BenchmarkDecode1000Deltas(b *testing.B) {
 			if err != nil || n != benchDeltas || resp == nil {
 				b.Fatalf("%d deltas, %v", n, err)
 			}
-		}
+		})
 	})
 	b.Run("baseline", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
+		loop(b, func() {
 			text, n, err := baselineDecode(bytes.NewReader(data), func(s string) { sink = s })
 			if err != nil || n != benchDeltas || text != benchText {
 				b.Fatalf("%d deltas, %v", n, err)
 			}
-		}
+		})
 	})
 }
