@@ -1,0 +1,46 @@
+// Package openai provides runlet.Model adapters for OpenAI's two text APIs,
+// written on net/http (no SDK):
+//
+//   - ChatCompletions (POST {BaseURL}/chat/completions), the API spoken by
+//     OpenAI and by nearly every OpenAI-compatible server: Ollama, vLLM,
+//     llama.cpp server, DeepSeek, Qwen/DashScope, OpenRouter, Groq,
+//     Together, Azure and more;
+//   - Responses (POST {BaseURL}/responses), the API OpenAI steers new work
+//     to, with first-class reasoning items.
+//
+// Both take the same connection-level Config: API key (default
+// $OPENAI_API_KEY), base URL (default $OPENAI_BASE_URL, else
+// DefaultBaseURL), model, *http.Client, extra headers, organization and
+// project, retries, and a Name that labels errors and reasoning state.
+// Everything request-level — temperature, reasoning effort, tool choice —
+// travels in runlet.ModelRequest, with provider-specific keys in its
+// Options map (documented on each adapter; unknown keys pass into the
+// request body unchanged, so a new API field needs no release).
+//
+//	model := openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini"})
+//
+// For a compatible server, start from its preset, which sets the base URL,
+// the key's environment variable and the adapter's name:
+//
+//	model := openai.NewChatCompletions(openai.Ollama.Config("qwen3"))
+//	model := openai.NewChatCompletions(openai.DeepSeek.Config("deepseek-reasoner"))
+//
+// Presets: OpenAI, Ollama (localhost:11434, no key needed), VLLM
+// (localhost:8000), LlamaCpp (localhost:8080), DeepSeek ($DEEPSEEK_API_KEY;
+// earlier reasoning is sent back as reasoning_content), DashScope for Qwen
+// ($DASHSCOPE_API_KEY) and OpenRouter ($OPENROUTER_API_KEY). Any other
+// compatible server works with Config.BaseURL (or $OPENAI_BASE_URL) alone.
+//
+// Failures are *runlet.ProviderError values with the HTTP status, the
+// provider's error type and code, and whether a retry may help. Requests
+// are retried with exponential backoff and jitter on 408, 409, 429, 5xx and
+// connection errors, honouring Retry-After and retry-after-ms, up to
+// Config.MaxRetries, and never once a response has begun: stream deltas that
+// reached the caller are never replayed. A stream that ends early wraps
+// runlet.ErrStreamIncomplete; data that is not what the API defines wraps
+// ErrMalformedStream. The API key never appears in an error.
+//
+// runlettest.NewOpenAIChatServer and runlettest.NewOpenAIResponsesServer
+// are fake servers for both APIs, for tests that run these adapters end to
+// end on loopback.
+package openai
