@@ -71,7 +71,13 @@ func respServe(t testing.TB, status int, contentType string, body []byte) (*http
 		rw.WriteHeader(status)
 		rw.Write(body)
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.Close()
+		// Every request the adapter sent in the test is a valid CreateResponse.
+		for _, b := range bodies {
+			respValidate(t, b)
+		}
+	})
 	return srv, &bodies
 }
 

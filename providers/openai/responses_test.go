@@ -26,7 +26,13 @@ func respFakeModel(srv *runlettest.OpenAIResponsesServer, retries int) *Response
 func respFakeServer(t *testing.T, turns ...runlettest.ResponsesTurn) *runlettest.OpenAIResponsesServer {
 	t.Helper()
 	srv := runlettest.NewOpenAIResponsesServer(turns...)
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.Close()
+		// Every request the adapter sent in the test is a valid CreateResponse.
+		for _, r := range srv.Requests() {
+			respValidate(t, r.Body)
+		}
+	})
 	return srv
 }
 
