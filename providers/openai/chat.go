@@ -142,10 +142,6 @@ type ChatCompletions struct {
 	maxTokensField string
 }
 
-// ErrMalformedStream is wrapped by the *runlet.ProviderError returned when
-// a stream chunk (or a response body) is not the JSON the API defines.
-var ErrMalformedStream = errors.New("openai: malformed response data")
-
 // NewChatCompletions returns a Chat Completions adapter. Connection settings
 // (API key, base URL, model, HTTP client, headers, retries, name) come from
 // cfg; see Config and the presets.
