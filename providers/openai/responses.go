@@ -78,6 +78,10 @@ import (
 //   - "text" (object): merged into the text parameter, such as
 //     {"verbosity": "low"}; ModelRequest.OutputSchema fills text.format unless
 //     the option sets it.
+//   - "tools" (list of objects): built-in tools, such as
+//     [{"type": "web_search"}], sent after the function tools of
+//     ModelRequest.Tools. The model runs them on OpenAI's side; their output
+//     items are not translated, only the text the model writes from them.
 //
 // The other documented keys of the API, such as "truncation",
 // "service_tier", "metadata", "parallel_tool_calls", "max_tool_calls",

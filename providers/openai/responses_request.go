@@ -21,7 +21,7 @@ type respRequest struct {
 	Instructions       string         `json:"instructions,omitempty"`
 	PreviousResponseID string         `json:"previous_response_id,omitempty"`
 	Input              []any          `json:"input"`
-	Tools              []respTool     `json:"tools,omitempty"`
+	Tools              []any          `json:"tools,omitempty"` // respTool, then built-in tools from the "tools" option
 	ToolChoice         any            `json:"tool_choice,omitempty"`
 	Text               map[string]any `json:"text,omitempty"`
 	MaxOutputTokens    int            `json:"max_output_tokens,omitempty"`
@@ -99,6 +99,7 @@ const (
 	respOptStrict             = "strict"
 	respOptReasoning          = "reasoning"
 	respOptText               = "text"
+	respOptTools              = "tools"
 
 	respIncludeEncrypted = "reasoning.encrypted_content"
 	// respChainAuto is the previous_response_id value that chains automatically.
@@ -128,6 +129,7 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 		strict          bool
 		prevID          string
 		reasoning       bool
+		extraTools      []any
 		overlay         map[string]any
 	)
 	for k, v := range req.Options {
@@ -157,6 +159,18 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			prevID = s
 		case respOptInclude:
 			w.Include, err = respStrings(v)
+		case respOptTools:
+			list, ok := v.([]any)
+			if !ok && v != nil {
+				if maps, isMaps := v.([]map[string]any); isMaps {
+					for _, t := range maps {
+						list = append(list, t)
+					}
+				} else {
+					err = fmt.Errorf("want a list of tool objects, got %T", v)
+				}
+			}
+			extraTools = list
 		case respOptText:
 			t, ok := v.(map[string]any)
 			if !ok && v != nil {
@@ -208,17 +222,19 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 	}
 	w.Input = input
 
-	if len(req.Tools) > 0 {
-		w.Tools = make([]respTool, len(req.Tools))
+	if n := len(req.Tools) + len(extraTools); n > 0 {
+		w.Tools = make([]any, 0, n)
 		for i, t := range req.Tools {
 			if t.Name == "" {
 				return respBuilt{}, m.invalid(fmt.Sprintf("tool %d has no name", i), nil)
 			}
-			w.Tools[i] = respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: respEmptySchema, Strict: strict}
+			tool := respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: respEmptySchema, Strict: strict}
 			if t.InputSchema != nil {
-				w.Tools[i].Parameters = t.InputSchema
+				tool.Parameters = t.InputSchema
 			}
+			w.Tools = append(w.Tools, tool)
 		}
+		w.Tools = append(w.Tools, extraTools...)
 	}
 	if tc, err := respToolChoice(req.ToolChoice); err != nil {
 		return respBuilt{}, m.invalid("invalid tool choice", err)

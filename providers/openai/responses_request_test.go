@@ -147,6 +147,17 @@ func TestResponsesRequestTools(t *testing.T) {
 		t.Errorf("strict option: %v", tl)
 	}
 
+	// Built-in tools from the "tools" option follow the function tools.
+	body = respBody(t, m, &runlet.ModelRequest{Tools: []runlet.ToolSpec{now}, Options: map[string]any{"tools": []any{map[string]any{"type": "web_search"}}}}, false)
+	respWantJSON(t, "tools with built-ins", body["tools"], `[
+		{"type": "function", "name": "now", "strict": false, "parameters": {"type": "object", "properties": {}}},
+		{"type": "web_search"}]`)
+	body = respBody(t, m, &runlet.ModelRequest{Options: map[string]any{"tools": []map[string]any{{"type": "web_search"}}}}, false)
+	respWantJSON(t, "built-ins only", body["tools"], `[{"type": "web_search"}]`)
+	if _, err := m.buildRequest(&runlet.ModelRequest{Options: map[string]any{"tools": "web_search"}}, false); err == nil {
+		t.Error(`"tools": "web_search" accepted`)
+	}
+
 	for _, tc := range []struct {
 		choice runlet.ToolChoice
 		want   string
