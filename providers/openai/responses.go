@@ -108,6 +108,18 @@ import (
 // incomplete response, refusal for a refusal, and stop otherwise. A failed
 // response, an "error" event, or a stream that ends before its terminal event
 // is a *runlet.ProviderError (the last wraps runlet.ErrStreamIncomplete).
+// The "phase" OpenAI puts on assistant messages of some models
+// ("commentary", "final_answer") is not kept, as TextPart has no place for
+// it, so assistant text goes back without it.
+//
+// # Errors and retries
+//
+// The HTTP layer is the one ChatCompletions uses: non-2xx responses are
+// *runlet.ProviderError values (status, type, code, message), retried with
+// backoff per Config.MaxRetries when retryable, honouring Retry-After and
+// retry-after-ms; a request is never retried once its response began.
+// Cancelling ctx, or breaking out of the stream loop, closes the connection.
+// The API key never appears in an error.
 type Responses struct {
 	r     resolved
 	url   string

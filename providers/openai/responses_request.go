@@ -143,12 +143,12 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			w.Model = s
 		case respOptStore:
 			store, storeSet = v.(bool)
-			if !storeSet {
+			if !storeSet && v != nil {
 				err = fmt.Errorf("want a bool, got %T", v)
 			}
 		case respOptStrict:
 			var ok bool
-			if strict, ok = v.(bool); !ok {
+			if strict, ok = v.(bool); !ok && v != nil {
 				err = fmt.Errorf("want a bool, got %T", v)
 			}
 		case respOptPreviousResponseID:
@@ -162,8 +162,8 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 		case respOptTools:
 			list, ok := v.([]any)
 			if !ok && v != nil {
-				if maps, isMaps := v.([]map[string]any); isMaps {
-					for _, t := range maps {
+				if objs, isObjs := v.([]map[string]any); isObjs {
+					for _, t := range objs {
 						list = append(list, t)
 					}
 				} else {
