@@ -19,37 +19,6 @@ import (
 	"unicode/utf8"
 )
 
-// Record and replay
-//
-// A Recorder is an http.RoundTripper that passes requests to a real
-// transport and keeps every exchange in a Cassette, which Save writes as a
-// JSON file. A Replayer is an http.RoundTripper that answers from a Cassette,
-// in order, without touching the network, and fails a request that does not
-// match the recording with a readable diff. Together they let a test talk to
-// a live provider once and run offline (in CI) ever after:
-//
-//	var rt http.RoundTripper
-//	if os.Getenv("RECORD") != "" {
-//		rec := runlettest.NewRecorder(nil)
-//		t.Cleanup(func() { _ = rec.Save("testdata/agent.cassette.json") })
-//		rt = rec
-//	} else {
-//		c, err := runlettest.LoadCassette("testdata/agent.cassette.json")
-//		if err != nil {
-//			t.Fatal(err)
-//		}
-//		rep := runlettest.NewReplayer(c)
-//		t.Cleanup(func() {
-//			if err := rep.Done(); err != nil {
-//				t.Error(err)
-//			}
-//		})
-//		rt = rep
-//	}
-//	model := openai.NewChatCompletions(openai.Config{
-//		Model: "gpt-4o-mini", HTTPClient: &http.Client{Transport: rt},
-//	})
-
 // CassetteVersion is the cassette file format version this package writes
 // and reads.
 const CassetteVersion = 1
@@ -221,6 +190,8 @@ func RedactHeaders(names ...string) RecorderOption {
 // Credentials are never recorded: the headers in DefaultRedactedHeaders (and
 // any added with RedactHeaders) are dropped, and the values of URL query
 // parameters such as "key" or "api_key" are replaced by "REDACTED".
+//
+// See Replayer for the record-once, replay-in-CI pattern.
 type Recorder struct {
 	inner  http.RoundTripper
 	redact map[string]bool
@@ -388,6 +359,32 @@ func WithPacing(d time.Duration) ReplayOption { return func(r *Replayer) { r.pac
 // do not matter (see IgnoreFields). A request that does not match fails with
 // a *MismatchError describing the difference, and does not consume the
 // recording. It is safe for concurrent use.
+//
+// With a Recorder, a test talks to a live provider once and runs offline (in
+// CI) ever after:
+//
+//	var rt http.RoundTripper
+//	if os.Getenv("RECORD") != "" {
+//		rec := runlettest.NewRecorder(nil)
+//		t.Cleanup(func() { _ = rec.Save("testdata/agent.cassette.json") })
+//		rt = rec
+//	} else {
+//		c, err := runlettest.LoadCassette("testdata/agent.cassette.json")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		rep := runlettest.NewReplayer(c)
+//		t.Cleanup(func() {
+//			if err := rep.Done(); err != nil {
+//				t.Error(err)
+//			}
+//		})
+//		rt = rep
+//	}
+//	model := openai.NewChatCompletions(openai.Config{
+//		Model: "gpt-4o-mini", HTTPClient: &http.Client{Transport: rt},
+//		MaxRetries: -1, // a mismatch is not worth retrying
+//	})
 type Replayer struct {
 	cassette   *Cassette
 	ignore     [][]string

@@ -47,3 +47,32 @@ func ExampleNewReplayer() {
 	// The capital of the UK is London.
 	// unused interactions: 0
 }
+
+// Recording a run against a server (here a fake one; in real use, the
+// provider's API): credentials never reach the cassette.
+func ExampleNewRecorder() {
+	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "Hello!"})
+	defer srv.Close()
+
+	rec := runlettest.NewRecorder(nil) // nil: http.DefaultTransport
+	model := openai.NewChatCompletions(openai.Config{
+		Model: "gpt-4o-mini", BaseURL: srv.BaseURL(), APIKey: "sk-secret",
+		HTTPClient: &http.Client{Transport: rec},
+	})
+	agent := &runlet.Agent{Name: "hello", Model: model}
+	res, err := runlet.NewRuntime().Run(context.Background(), agent, "Hi")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(res.Output)
+
+	c := rec.Cassette() // or rec.Save("testdata/hello.cassette.json")
+	in := c.Interactions[0]
+	fmt.Println(in.Request.Method, in.Request.URL[len(srv.URL):], in.Response.Status)
+	fmt.Println("authorization recorded:", in.Request.Header.Get("Authorization") != "")
+	// Output:
+	// Hello!
+	// POST /v1/chat/completions 200
+	// authorization recorded: false
+}

@@ -116,7 +116,6 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 	}
 	agent := s.setup.Agent
 	seq := s.rt.Stream(ctx, agent, input, opts...)
-	var usage runlet.Usage
 	for {
 		var final runlet.Event
 		var runErr error
@@ -136,16 +135,14 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 		}
 		switch e := final.(type) {
 		case *runlet.RunFinished:
-			usage = usage.Add(e.Result.Usage)
 			if f.quiet {
 				fmt.Fprintln(a.stdout, e.Result.Output)
 			}
 			if r != nil {
-				r.summary(usage)
+				r.summary(e.Result.Usage) // a resumed run's usage includes the part before
 			}
 			return exitOK
 		case *runlet.RunInterrupted:
-			usage = usage.Add(e.Result.Usage)
 			if a.stdinTTY && !f.json && ctx.Err() == nil {
 				decisions, ok := a.askApprovals(r, e.Pending)
 				if ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,7 +179,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*s
 	s.setup = setup
 	s.describe = m.Name + " via " + m.Provider
 	if m.BaseURL != "" && s.demo == nil {
-		s.describe += " (" + m.BaseURL + ")"
+		s.describe += " (" + displayURL(m.BaseURL) + ")"
 	}
 
 	opts := append([]runlet.Option{}, extra...)
@@ -296,4 +297,15 @@ func (a *app) demoNotice(prompt string) {
 // demoEnd prints how to go live, after a replay.
 func (a *app) demoEnd() {
 	fmt.Fprint(a.stderr, "\n"+a.style(dim, "runlet: that was a replay; no model was called.\n"+goLive))
+}
+
+// displayURL drops credentials (user info, query) from a URL shown to the
+// user.
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
