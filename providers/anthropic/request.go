@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/schemajson"
 )
 
 // Wire types of the request body. Only what the adapter writes is modelled;
@@ -67,7 +68,7 @@ type wireSource struct {
 type wireTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description,omitempty"`
-	InputSchema  any             `json:"input_schema"`
+	InputSchema  json.RawMessage `json:"input_schema"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
@@ -180,7 +181,11 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			w.OutputConfig = make(map[string]any, 1)
 		}
 		if _, set := w.OutputConfig["format"]; !set {
-			w.OutputConfig["format"] = map[string]any{"type": "json_schema", "schema": req.OutputSchema.Schema}
+			raw, err := schemajson.Marshal(req.OutputSchema.Schema)
+			if err != nil {
+				return built{}, m.invalid("output schema", err)
+			}
+			w.OutputConfig["format"] = map[string]any{"type": "json_schema", "schema": raw}
 		}
 	}
 
@@ -197,7 +202,11 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 		for i, t := range req.Tools {
 			w.Tools[i] = wireTool{Name: t.Name, Description: t.Description, InputSchema: emptySchema}
 			if t.InputSchema != nil {
-				w.Tools[i].InputSchema = t.InputSchema
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return built{}, m.invalid(fmt.Sprintf("tool %q: input schema", t.Name), err)
+				}
+				w.Tools[i].InputSchema = raw
 			}
 		}
 		w.ToolChoice = toolChoice(req.ToolChoice, disableParallel)
