@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/openapitest"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -31,6 +32,30 @@ func call(m *ChatCompletions, ctx context.Context, stream bool) (*runlet.ModelRe
 	}
 	return m.Generate(ctx, req)
 }
+
+// validating wraps a client so that every request body it sends is checked
+// against the OpenAPI schema.
+func validating(t *testing.T, c *http.Client) *http.Client {
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.GetBody != nil {
+			if body, err := r.GetBody(); err == nil {
+				b, _ := io.ReadAll(body)
+				if err := openapitest.Check("CreateChatCompletionRequest", b); err != nil {
+					t.Errorf("request does not match CreateChatCompletionRequest: %v\n%s", err, b)
+				}
+			}
+		}
+		return base.RoundTrip(r)
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func asProviderError(t *testing.T, err error) *runlet.ProviderError {
 	t.Helper()
@@ -108,7 +133,7 @@ func TestChatConnectionResets(t *testing.T) {
 		_, _ = io.WriteString(w, string(chatSSE(chunkHello, chunkFinish, "[DONE]")))
 	}))
 	defer hs.Close()
-	m := fastRetries(NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: hs.Client(), MaxRetries: 2}))
+	m := fastRetries(NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: validating(t, hs.Client()), MaxRetries: 2}))
 	resp, err := call(m, context.Background(), true)
 	if err != nil || resp.Message.Text() != "Hello" || hits.Load() != 2 {
 		t.Fatalf("err = %v, hits = %d", err, hits.Load())
@@ -298,7 +323,7 @@ func TestChatCancellation(t *testing.T) {
 				case <-release:
 				}
 			}))
-			m := NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: hs.Client(), MaxRetries: -1})
+			m := NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: validating(t, hs.Client()), MaxRetries: -1})
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			for _, stream := range []bool{false, true} {
 				if _, err := call(m, ctx, stream); !errors.Is(err, context.DeadlineExceeded) {
@@ -358,7 +383,7 @@ func TestChatAPIKeyNeverInErrors(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			// The base URL carries the mode in its query; the adapter appends
 			// the path after it, so put the mode in a path-safe way.
-			m := NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: hs.Client(), MaxRetries: -1})
+			m := NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: validating(t, hs.Client()), MaxRetries: -1})
 			m.url = hs.URL + "/chat/completions?mode=" + mode
 			_, err := call(m, context.Background(), stream)
 			if err == nil {
@@ -416,7 +441,7 @@ func TestChatNoKey(t *testing.T) {
 	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "ok"})
 	defer srv.Close()
 	cfg := Ollama.Config("qwen3")
-	cfg.BaseURL, cfg.HTTPClient = srv.BaseURL(), srv.Client()
+	cfg.BaseURL, cfg.HTTPClient = srv.BaseURL(), validating(t, srv.Client())
 	m := NewChatCompletions(cfg)
 	if _, err := m.Generate(context.Background(), userReq("hi")); err != nil {
 		t.Fatal(err)

@@ -140,12 +140,14 @@ type chatDecoder struct {
 	text, reasoning, refusalText chatCarry
 	calls                        []chatCall
 	think                        chatThink
+	thinkEmit                    func(reasoning bool, b []byte) // d.emitThink, bound once
 	scratch                      []byte
 }
 
 func newChatDecoder(provider string, thinkTags bool) *chatDecoder {
 	d := &chatDecoder{provider: provider, thinkTags: thinkTags, events: make([]runlet.StreamEvent, 0, 4)}
 	d.head.chatChunk = &d.body
+	d.thinkEmit = d.emitThink
 	return d
 }
 
@@ -239,7 +241,7 @@ func (d *chatDecoder) content(b []byte) {
 		d.emit(runlet.StreamTextDelta, b)
 		return
 	}
-	d.think.feed(b, d.emitThink)
+	d.think.feed(b, d.thinkEmit)
 }
 
 func (d *chatDecoder) emitThink(reasoning bool, b []byte) {
@@ -320,7 +322,7 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 		d.content([]byte(s))
 	}
 	if d.thinkTags {
-		d.think.flush(d.emitThink)
+		d.think.flush(d.thinkEmit)
 	}
 	if s := d.refusalText.flush(); s != "" {
 		d.add(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: s})
