@@ -1,0 +1,201 @@
+package httpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/runlet/runlet"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func fastClient(retries int) *Client {
+	return &Client{Provider: "test", MaxRetries: retries, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond,
+		Header: http.Header{"Authorization": {"Bearer sk-secret"}}}
+}
+
+func TestPostRetriesThenSucceeds(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-secret" || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("headers %v", r.Header)
+		}
+		body, _ := io.ReadAll(r.Body)
+		if string(body) != `{"x":1}` {
+			t.Errorf("attempt %d body %q", n.Load(), body)
+		}
+		switch n.Add(1) {
+		case 1:
+			w.WriteHeader(503)
+		case 2:
+			w.Header().Set("Retry-After-Ms", "1")
+			w.WriteHeader(429)
+			io.WriteString(w, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`)
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	resp, err := fastClient(2).Post(context.Background(), srv.URL, []byte(`{"x":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if n.Load() != 3 {
+		t.Fatalf("%d attempts", n.Load())
+	}
+}
+
+func TestPostErrorMapping(t *testing.T) {
+	cases := []struct {
+		name      string
+		status    int
+		header    http.Header
+		body      string
+		want      runlet.ProviderError
+		retryable bool
+	}{
+		{"openai envelope", 400, nil, `{"error":{"message":"bad role","type":"invalid_request_error","param":"messages","code":"unsupported_value"}}`,
+			runlet.ProviderError{StatusCode: 400, Type: "invalid_request_error", Code: "unsupported_value", Message: "bad role"}, false},
+		{"anthropic envelope", 529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+			runlet.ProviderError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}, true},
+		{"numeric code", 404, http.Header{"X-Request-Id": {"req_1"}}, `{"error":{"message":"no such model","code":404}}`,
+			runlet.ProviderError{StatusCode: 404, Code: "404", Message: "no such model", RequestID: "req_1"}, false},
+		{"html from a proxy", 502, nil, "<html><head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1></body></html>",
+			runlet.ProviderError{StatusCode: 502, Message: "502 Bad Gateway Bad Gateway"}, true},
+		{"empty body", 500, nil, "", runlet.ProviderError{StatusCode: 500, Message: "Internal Server Error"}, true},
+		{"string error", 401, nil, `{"error":"invalid key"}`, runlet.ProviderError{StatusCode: 401, Message: "invalid key"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range tc.header {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			_, err := fastClient(-1).Post(context.Background(), srv.URL, nil)
+			var pe *runlet.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v", err)
+			}
+			if pe.StatusCode != tc.want.StatusCode || pe.Type != tc.want.Type || pe.Code != tc.want.Code ||
+				pe.Message != tc.want.Message || pe.RequestID != tc.want.RequestID || pe.Retryable != tc.retryable || pe.Provider != "test" {
+				t.Fatalf("got %+v", pe)
+			}
+			if strings.Contains(err.Error(), "sk-secret") {
+				t.Fatal("key in error")
+			}
+		})
+	}
+}
+
+func TestPostGivesUpAfterMaxRetries(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(500)
+	}))
+	defer srv.Close()
+	_, err := fastClient(2).Post(context.Background(), srv.URL, nil)
+	var pe *runlet.ProviderError
+	if !errors.As(err, &pe) || pe.StatusCode != 500 || n.Load() != 3 {
+		t.Fatalf("err=%v attempts=%d", err, n.Load())
+	}
+	n.Store(0)
+	_, _ = fastClient(-1).Post(context.Background(), srv.URL, nil)
+	if n.Load() != 1 {
+		t.Fatalf("negative MaxRetries made %d attempts", n.Load())
+	}
+}
+
+func TestPostNoRetryOnClientError(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(400)
+	}))
+	defer srv.Close()
+	if _, err := fastClient(3).Post(context.Background(), srv.URL, nil); err == nil || n.Load() != 1 {
+		t.Fatalf("err=%v attempts=%d", err, n.Load())
+	}
+}
+
+func TestPostConnectionErrorRetriedAndScrubbed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	url := srv.URL
+	srv.Close() // nothing listens any more
+	_, err := fastClient(1).Post(context.Background(), "http://user:pw@"+strings.TrimPrefix(url, "http://")+"/v1?key=sk-secret", nil)
+	var pe *runlet.ProviderError
+	if !errors.As(err, &pe) || !pe.Retryable || pe.StatusCode != 0 {
+		t.Fatalf("err = %v", err)
+	}
+	if s := err.Error(); strings.Contains(s, "sk-secret") || strings.Contains(s, "pw@") {
+		t.Fatalf("credential in error: %s", s)
+	}
+}
+
+func TestPostContextCancelsBackoff(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(503)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := fastClient(5).Post(ctx, srv.URL, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err=%v after %v", err, time.Since(start))
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	cases := []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{"Retry-After-Ms": {"250"}}, 250 * time.Millisecond},
+		{http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{http.Header{"Retry-After": {"1.5"}}, 1500 * time.Millisecond},
+		{http.Header{"Retry-After-Ms": {"10"}, "Retry-After": {"9"}}, 10 * time.Millisecond},
+		{http.Header{"Retry-After": {"soon"}}, 0},
+		{http.Header{}, 0},
+	}
+	for _, c := range cases {
+		if got := RetryAfter(c.h); got != c.want {
+			t.Errorf("%v: got %v, want %v", c.h, got, c.want)
+		}
+	}
+	future := time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)
+	if got := RetryAfter(http.Header{"Retry-After": {future}}); got <= time.Second || got > 3*time.Second {
+		t.Errorf("HTTP date: %v", got)
+	}
+}
+
+func TestBackoffBounds(t *testing.T) {
+	c := &Client{}
+	for attempt := range 40 {
+		d := c.backoff(attempt, 0)
+		lo := min(defaultMinBackoff<<min(attempt, 16), defaultMaxBackoff) / 2
+		if d < lo || d > defaultMaxBackoff {
+			t.Fatalf("attempt %d: %v outside [%v, %v]", attempt, d, lo, defaultMaxBackoff)
+		}
+	}
+	if d := c.backoff(0, 3*time.Second); d != 3*time.Second {
+		t.Fatalf("Retry-After not honoured: %v", d)
+	}
+	if d := c.backoff(0, time.Hour); d > defaultMaxBackoff {
+		t.Fatalf("absurd Retry-After honoured: %v", d)
+	}
+}
