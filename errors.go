@@ -17,6 +17,9 @@ var (
 	ErrContextOverflow = errors.New("runlet: context overflow")
 	// ErrStreamIncomplete: a provider stream ended before its terminal event.
 	ErrStreamIncomplete = errors.New("runlet: stream ended before completion")
+	// ErrMalformedStream: a provider sent a response or stream event that
+	// could not be decoded.
+	ErrMalformedStream = errors.New("runlet: malformed response data")
 	// ErrNoModel: the agent has no Model.
 	ErrNoModel = errors.New("runlet: agent has no model")
 	// ErrApprovalRequired is returned by a BeforeToolCall hook to interrupt

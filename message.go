@@ -169,13 +169,39 @@ func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	return tagged(p.PartType(), w(p))
 }
 
-// MarshalJSON writes the part with its "type" discriminator.
+// MarshalJSON writes the part with its "type" discriminator. Arguments that
+// are not valid JSON (a call cut off by the token limit, say) are kept
+// verbatim in "arguments_text", so the part still round-trips.
 func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	type w ToolCallPart
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}
+	if !json.Valid(p.Arguments) {
+		return tagged(p.PartType(), struct {
+			w
+			Arguments     json.RawMessage `json:"arguments,omitempty"`
+			ArgumentsText string          `json:"arguments_text"`
+		}{w: w(p), ArgumentsText: string(p.Arguments)})
+	}
 	return tagged(p.PartType(), w(p))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *ToolCallPart) UnmarshalJSON(data []byte) error {
+	type w ToolCallPart
+	var v struct {
+		w
+		ArgumentsText *string `json:"arguments_text"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*p = ToolCallPart(v.w)
+	if v.ArgumentsText != nil {
+		p.Arguments = json.RawMessage(*v.ArgumentsText)
+	}
+	return nil
 }
 
 // MarshalJSON writes the part with its "type" discriminator.

@@ -46,6 +46,23 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 	}
 }
 
+func TestToolCallWithInvalidArgumentsRoundTrips(t *testing.T) {
+	in := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+		runlet.ToolCallPart{ID: "c", Name: "f", Arguments: json.RawMessage(`{"city":"Par`)},
+	}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out runlet.Message
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("%s decoded to %+v", b, out)
+	}
+}
+
 func TestMessageUnmarshalErrors(t *testing.T) {
 	for _, in := range []string{`{"role":"user","parts":[{"type":"video"}]}`, `{"role":"user","parts":[{"type":"text","text":1}]}`, `{"role":`} {
 		var m runlet.Message

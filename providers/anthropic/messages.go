@@ -166,10 +166,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ErrMalformedStream is wrapped by the *runlet.ProviderError returned for
+// ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
+// wrapped by the *runlet.ProviderError returned for
 // a response or stream event that is not what the Messages API sends
 // (invalid JSON, impossible values).
-var ErrMalformedStream = errors.New("anthropic: malformed response data")
+var ErrMalformedStream = runlet.ErrMalformedStream
 
 // maxResponseBody bounds a non-streaming response body.
 const maxResponseBody = 64 << 20
