@@ -89,10 +89,9 @@ func writeStatusFault(rw http.ResponseWriter, f *Fault) bool {
 }
 
 // resetConn closes the underlying connection without a proper HTTP ending.
+// It does not flush first: events already written were flushed one by one,
+// and a reset before any body byte must not send a status line either.
 func resetConn(rw http.ResponseWriter) {
-	if f, ok := rw.(http.Flusher); ok {
-		f.Flush()
-	}
 	if hj, ok := rw.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
 			_ = conn.Close()

@@ -132,6 +132,9 @@ func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderErr
 	e := ErrorFromBody(provider, body)
 	e.StatusCode = resp.StatusCode
 	e.Retryable = Retryable(resp.StatusCode) || e.Retryable
+	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" {
+		e.Retryable = false // a 429 that waiting does not cure: the account is out of credit
+	}
 	e.RetryAfter = RetryAfter(resp.Header)
 	e.RequestID = firstHeader(resp.Header, "X-Request-Id", "Request-Id")
 	if e.Message == "" {

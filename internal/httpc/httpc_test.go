@@ -72,6 +72,8 @@ func TestPostErrorMapping(t *testing.T) {
 		{"html from a proxy", 502, nil, "<html><head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1></body></html>",
 			runlet.ProviderError{StatusCode: 502, Message: "502 Bad Gateway Bad Gateway"}, true},
 		{"empty body", 500, nil, "", runlet.ProviderError{StatusCode: 500, Message: "Internal Server Error"}, true},
+		{"insufficient quota is final", 429, nil, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`,
+			runlet.ProviderError{StatusCode: 429, Type: "insufficient_quota", Code: "insufficient_quota", Message: "You exceeded your current quota"}, false},
 		{"string error", 401, nil, `{"error":"invalid key"}`, runlet.ProviderError{StatusCode: 401, Message: "invalid key"}, false},
 	}
 	for _, tc := range cases {
