@@ -239,7 +239,7 @@ func TestInterrupt(t *testing.T) {
 		<-waited
 		t.Fatal("runlet did not stop within 5s of SIGINT")
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("stopping took %v", d)
 	}
 	if !strings.Contains(stderr.String(), "interrupted") {
@@ -269,7 +269,11 @@ func TestInterruptChatIdle(t *testing.T) {
 	go func() { waited <- cmd.Wait() }()
 	select {
 	case err := <-waited:
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		ee, ok := err.(*exec.ExitError)
+		// Under heavy load the signal may beat the handler's installation;
+		// then the default action (death by SIGINT) is the right outcome too.
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ok || (ee.ExitCode() != 130 && !(ws.Signaled() && ws.Signal() == syscall.SIGINT)) {
 			t.Errorf("exit: %v (want 130)", err)
 		}
 	case <-time.After(5 * time.Second):
