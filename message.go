@@ -88,9 +88,13 @@ type Part interface {
 	isPart()
 }
 
-// TextPart is plain text.
+// TextPart is plain text. ItemID and Provider carry provider continuation
+// state: the OpenAI Responses message item ID, which lets a reasoning item
+// that preceded the text be sent back with it.
 type TextPart struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	ItemID   string `json:"item_id,omitempty"`
+	Provider string `json:"provider,omitempty"`
 }
 
 // ReasoningPart is the model's reasoning ("thinking"). Besides readable text

@@ -115,6 +115,9 @@ func newSSEWriter(rw http.ResponseWriter, f *Fault) *sseWriter {
 	rw.Header().Set("Cache-Control", "no-cache")
 	rw.WriteHeader(http.StatusOK)
 	fl, _ := rw.(http.Flusher)
+	if fl != nil {
+		fl.Flush() // a streaming server sends its status line at once
+	}
 	return &sseWriter{rw: rw, fl: fl, fault: f}
 }
 

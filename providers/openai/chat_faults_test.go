@@ -139,17 +139,20 @@ func TestChatConnectionResets(t *testing.T) {
 		t.Fatalf("err = %v, hits = %d", err, hits.Load())
 	}
 
-	for _, stream := range []bool{false, true} {
-		srv, m := chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
-		srv.InjectFault(runlettest.Fault{Reset: true})
-		_, err := call(m, context.Background(), stream)
-		pe := asProviderError(t, err)
-		if !pe.Retryable || len(srv.Requests()) != 1 {
-			t.Errorf("stream=%v: %+v, %d requests", stream, pe, len(srv.Requests()))
-		}
-		if stream && !errors.Is(err, runlet.ErrStreamIncomplete) {
-			t.Errorf("stream reset: %v", err)
-		}
+	// The fake server's non-streaming Reset drops the connection before the
+	// status line: retried. Its streaming Reset comes after the status line
+	// (a streaming server sends it at once): not retried, but retryable.
+	srv, m := chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
+	srv.InjectFault(runlettest.Fault{Reset: true})
+	if resp, err := call(m, context.Background(), false); err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+		t.Errorf("non-streaming reset: err = %v, %d requests", err, len(srv.Requests()))
+	}
+	srv, m = chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
+	srv.InjectFault(runlettest.Fault{Reset: true})
+	_, err = call(m, context.Background(), true)
+	pe := asProviderError(t, err)
+	if !pe.Retryable || len(srv.Requests()) != 1 || !errors.Is(err, runlet.ErrStreamIncomplete) {
+		t.Errorf("stream reset: %+v, %d requests", pe, len(srv.Requests()))
 	}
 }
 

@@ -547,7 +547,7 @@ func TestResponsesFixtureErrorBodies(t *testing.T) {
 			"Invalid 'temperature': decimal below minimum value.", false},
 		// OpenAI sends insufficient_quota with HTTP 429 (see PROVENANCE.md).
 		{"vercel-error-insufficient-quota.response.json", 429, "insufficient_quota", "insufficient_quota",
-			"You exceeded your current quota", true},
+			"You exceeded your current quota", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -560,8 +560,8 @@ func TestResponsesFixtureErrorBodies(t *testing.T) {
 				if !errors.As(err, &pe) {
 					t.Fatalf("err = %v, want *ProviderError", err)
 				}
-				// httpc classifies by status: 429 is retryable even for
-				// insufficient_quota.
+				// 429 is retryable, except for insufficient_quota: waiting
+				// does not add credit.
 				if pe.StatusCode != tt.status || pe.Code != tt.code || pe.Type != tt.typ || !strings.HasPrefix(pe.Message, tt.prefix) || pe.Retryable != tt.retryable {
 					t.Errorf("error = %#v", pe)
 				}

@@ -40,6 +40,23 @@ type respMessage struct {
 	Content any    `json:"content"`
 }
 
+// respOutputMessage is an assistant message sent back as the output item
+// it was, with its ID (to follow the reasoning item that produced it).
+type respOutputMessage struct {
+	Type    string           `json:"type"`
+	Role    string           `json:"role"`
+	ID      string           `json:"id"`
+	Status  string           `json:"status"`
+	Content []respOutputText `json:"content"`
+}
+
+type respOutputText struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Annotations []any  `json:"annotations"`
+	Logprobs    []any  `json:"logprobs"`
+}
+
 type respInputText struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -387,6 +404,8 @@ func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool)
 		switch n := parts[i+1].(type) {
 		case runlet.ToolCallPart:
 			next = n.Provider == m.r.name && n.ItemID != ""
+		case runlet.TextPart:
+			next = n.Provider == m.r.name && n.ItemID != ""
 		case runlet.ReasoningPart:
 			next = keep != nil && keep[i+1]
 		}
@@ -409,6 +428,15 @@ func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool)
 	for i, p := range parts {
 		switch p := p.(type) {
 		case runlet.TextPart:
+			if paired && p.Provider == m.r.name && p.ItemID != "" {
+				// The message that followed a replayed reasoning item goes
+				// back as that output item, with its ID, so they pair.
+				flush()
+				items = append(items, respOutputMessage{Type: "message", Role: "assistant", ID: p.ItemID, Status: "completed",
+					Content: []respOutputText{{Type: "output_text", Text: p.Text, Annotations: []any{}, Logprobs: []any{}}}})
+				paired = false
+				continue
+			}
 			text.WriteString(p.Text)
 		case runlet.ReasoningPart:
 			if p.Provider != m.r.name {

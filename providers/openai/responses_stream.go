@@ -359,7 +359,7 @@ func (a *respAssembler) response(w *respResponse) *runlet.ModelResponse {
 		switch it.typ {
 		case respItemMessage:
 			if it.text.Len() > 0 {
-				msg.Parts = append(msg.Parts, runlet.TextPart{Text: it.text.String()})
+				msg.Parts = append(msg.Parts, runlet.TextPart{Text: it.text.String(), ItemID: it.id, Provider: a.provider})
 			}
 			refusal = refusal || it.refusal
 		case respItemFunctionCall:

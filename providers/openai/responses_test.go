@@ -525,16 +525,18 @@ func TestResponsesMultiTurnReasoningReplay(t *testing.T) {
 				 "summary": [{"type": "summary_text", "text": "I should call the weather tool."}]},
 				{"type": "function_call", "id": "fc_1_1", "call_id": "call_1_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
 				{"type": "function_call_output", "call_id": "call_1_1", "output": "18°C"}]`)
-			// Turn 2's reasoning led to a text answer; it is not replayed
-			// (it has no item to go with, and the API drops reasoning of
-			// earlier turns anyway).
+			// Turn 2's reasoning led to a text answer: both go back as the
+			// items they were, so the reasoning item has its following item.
 			respWantJSON(t, "turn 3 input", reqs[2].JSON()["input"], `[
 				{"type": "message", "role": "user", "content": "Weather in Paris?"},
 				{"type": "reasoning", "id": "rs_1_0", "encrypted_content": "opaque-state-1",
 				 "summary": [{"type": "summary_text", "text": "I should call the weather tool."}]},
 				{"type": "function_call", "id": "fc_1_1", "call_id": "call_1_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
 				{"type": "function_call_output", "call_id": "call_1_1", "output": "18°C"},
-				{"type": "message", "role": "assistant", "content": "It is 18°C in Paris."},
+				{"type": "reasoning", "id": "rs_2_0", "encrypted_content": "opaque-state-2",
+				 "summary": [{"type": "summary_text", "text": "Now answer."}]},
+				{"type": "message", "role": "assistant", "id": "msg_2_1", "status": "completed",
+				 "content": [{"type": "output_text", "text": "It is 18°C in Paris.", "annotations": [], "logprobs": []}]},
 				{"type": "message", "role": "user", "content": "Thanks!"}]`)
 		})
 	}
