@@ -99,7 +99,7 @@ import (
 // # Output
 //
 // A response becomes one assistant message: output_text (and refusal text)
-// as TextPart, function_call items as ToolCallPart (ID is the call_id, ItemID
+// as TextPart (ItemID the message item ID), function_call items as ToolCallPart (ID is the call_id, ItemID
 // the item ID), reasoning items as ReasoningPart (Text is the summary text,
 // parts joined by a blank line, or the raw reasoning text when there is no
 // summary; Encrypted is encrypted_content; ID the item ID). Items of other
@@ -109,8 +109,10 @@ import (
 // response, an "error" event, or a stream that ends before its terminal event
 // is a *runlet.ProviderError (the last wraps runlet.ErrStreamIncomplete).
 // The "phase" OpenAI puts on assistant messages of some models
-// ("commentary", "final_answer") is not kept, as TextPart has no place for
-// it, so assistant text goes back without it.
+// ("commentary", "final_answer") is not kept. Assistant text that followed a
+// replayed reasoning item goes back as that output message, with its item
+// ID, so the pair stays valid statelessly; other assistant text goes back as
+// a plain assistant message.
 //
 // # Errors and retries
 //
