@@ -106,7 +106,8 @@ import (
 //
 // Earlier reasoning is sent back (as the assistant message's
 // "reasoning_content", or "reasoning") only to servers that want it — the
-// preset's SendReasoning (DeepSeek), or the "send_reasoning" option — and
+// SendReasoning of the preset named by Config.Name (DeepSeek), or the
+// "send_reasoning" option — and
 // only reasoning parts whose Provider is this adapter's Config.Name:
 // reasoning from another provider is never sent. Everywhere else it is
 // dropped, since OpenAI and most servers reject or ignore the field.
