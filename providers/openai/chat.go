@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/sse"
 )
 
@@ -216,7 +217,15 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 		defer resp.Body.Close()
 		fail := func(err error) { yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header)) }
 
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if mt == "text/html" {
+			// A proxy's page (a login or error page) with status 200.
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			fail(&runlet.ProviderError{Provider: m.r.name, Message: "unexpected HTML response: " + httpc.ErrorFromBody(m.r.name, body).Message,
+				RequestID: resp.Header.Get("X-Request-Id"), Err: ErrMalformedStream})
+			return
+		}
+		if mt == "application/json" {
 			// A server that ignored "stream": true and answered in one piece
 			// (or sent an error object with status 200).
 			out, err := m.decodeResponse(ctx, resp, b.thinkTags)

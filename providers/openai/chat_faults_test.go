@@ -267,12 +267,14 @@ func TestChatHTMLErrorBody(t *testing.T) {
 			t.Errorf("requests = %d, want 2", len(srv.Requests()))
 		}
 	}
-	// A 200 with an HTML page instead of JSON.
-	srv, m := chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Text: "never"})
-	srv.InjectFault(runlettest.Fault{Status: 200, Body: "<html><body>Login required</body></html>", Header: http.Header{"Content-Type": {"text/html"}}})
-	_, err := m.Generate(context.Background(), userReq("hi"))
-	if pe := asProviderError(t, err); !errors.Is(err, ErrMalformedStream) || !strings.Contains(pe.Message, "Login required") {
-		t.Errorf("err = %v", err)
+	// A 200 with an HTML page instead of JSON or an event stream.
+	for _, stream := range []bool{false, true} {
+		srv, m := chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Text: "never"})
+		srv.InjectFault(runlettest.Fault{Status: 200, Body: "<html><body>Login required</body></html>", Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}})
+		_, err := call(m, context.Background(), stream)
+		if pe := asProviderError(t, err); !errors.Is(err, ErrMalformedStream) || !strings.Contains(pe.Message, "Login required") {
+			t.Errorf("stream=%v: err = %v", stream, err)
+		}
 	}
 }
 
