@@ -358,3 +358,34 @@ func TestBuiltins(t *testing.T) {
 		t.Error("unknown time zone accepted")
 	}
 }
+
+// The format documented in the package doc is a valid config.
+func TestDocFormatIsValid(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(src), "// # Format\n//\n")
+	if !ok {
+		t.Fatal("no # Format section in doc.go")
+	}
+	var yaml strings.Builder
+	for line := range strings.Lines(after) {
+		if !strings.HasPrefix(line, "//\t") {
+			break
+		}
+		yaml.WriteString(strings.TrimPrefix(line, "//\t"))
+	}
+	weather := runlet.NewTool("get_weather", "w", func(_ context.Context, in echoArgs) (string, error) { return "", nil })
+	l := &config.Loader{Tools: config.Tools(weather), LookupEnv: env("OPENAI_API_KEY", "k")}
+	f, err := l.Decode("doc.go", []byte(yaml.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, yaml.String())
+	}
+	if _, err := l.Build(f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Model.Settings.StopSequences[0] != "\n\n" || f.Tools[2].Timeout != 10*time.Second {
+		t.Errorf("decoded %+v", f)
+	}
+}

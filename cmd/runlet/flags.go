@@ -108,7 +108,8 @@ Examples:
   runlet chat --provider anthropic --session work     (resumes "work" next time)
   printf 'Hi, I am Ann.\nWhat is my name?\n' | runlet chat --quiet
 
-Exit codes: 0 at the end of input, 2 usage or config error, 130 interrupted.
+Exit codes: at the end of input, that of the last prompt (0 when it succeeded,
+1 failed, 3 limit reached); 2 usage or config error; 130 when Ctrl-C quits.
 `
 
 // newFlagSet declares the shared flags on a FlagSet that reports nothing
