@@ -361,6 +361,12 @@ func TestExitCodes(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "SECRET") {
 		t.Error("the API key was printed")
 	}
+
+	// chat exits with the code of its last prompt.
+	r = runCLI(t, "hi\n", env, "chat")
+	if r.code != 1 || !strings.Contains(r.stderr, "HTTP 401") {
+		t.Errorf("chat: %s", r)
+	}
 }
 
 func TestApprovalWithoutTerminal(t *testing.T) {
