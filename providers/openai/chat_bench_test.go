@@ -216,3 +216,75 @@ func BenchmarkChatDecodeHandwritten(b *testing.B) {
 		}
 	}
 }
+
+// The non-streaming path: one request with a tool and a short history, a
+// tool-call answer.
+func benchGenerateServer(b *testing.B) *runlettest.OpenAIChatServer {
+	srv := runlettest.NewOpenAIChatServer()
+	srv.SetResponder(func(runlettest.WireRequest) runlettest.OpenAIChatReply {
+		return runlettest.OpenAIChatReply{
+			ToolCalls: []runlettest.OpenAIChatToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Shanghai"}`}},
+			Usage:     &runlettest.OpenAIChatUsage{PromptTokens: 30, CompletionTokens: 10},
+		}
+	})
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+func BenchmarkChatGenerateAdapter(b *testing.B) {
+	srv := benchGenerateServer(b)
+	m := NewChatCompletions(Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "gpt-4o-mini", HTTPClient: srv.Client()})
+	req := &runlet.ModelRequest{
+		Instructions: "Be brief.",
+		Messages:     []runlet.Message{runlet.UserText("Weather in Shanghai?")},
+		Tools:        []runlet.ToolSpec{{Name: "get_weather", Description: "Current weather for a city.", InputSchema: weatherSchema()}},
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := m.Generate(ctx, req)
+		if err != nil || len(resp.Message.ToolCalls()) != 1 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkChatGenerateHandwritten(b *testing.B) {
+	srv := benchGenerateServer(b)
+	client, url := srv.Client(), srv.BaseURL()+"/chat/completions"
+	tools := []map[string]any{{"type": "function", "function": map[string]any{
+		"name": "get_weather", "description": "Current weather for a city.", "parameters": weatherSchema()}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		body, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "tools": tools, "messages": []map[string]string{
+			{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Shanghai?"}}})
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer k")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out struct {
+			ID      string `json:"id"`
+			Choices []struct {
+				Message struct {
+					Content   string `json:"content"`
+					ToolCalls []struct {
+						ID       string `json:"id"`
+						Function struct{ Name, Arguments string }
+					} `json:"tool_calls"`
+				} `json:"message"`
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage struct {
+				PromptTokens, CompletionTokens int
+			} `json:"usage"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || len(out.Choices[0].Message.ToolCalls) != 1 {
+			b.Fatal(err)
+		}
+	}
+}
