@@ -423,6 +423,10 @@ type MismatchError struct {
 	Diffs []string
 }
 
+// Retryable reports false: sending the same request again cannot match
+// better, so the adapters' HTTP layer fails at once instead of retrying.
+func (e *MismatchError) Retryable() bool { return false }
+
 func (e *MismatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "runlettest: %s %s does not match recorded interaction %d:", e.Method, e.URL, e.Index)

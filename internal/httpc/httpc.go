@@ -70,7 +70,7 @@ func (c *Client) Post(ctx context.Context, url string, body []byte) (*http.Respo
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			perr = &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: true, Err: scrub(err)}
+			perr = &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return resp, nil
 		default:
@@ -113,6 +113,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// retryableTransportError reports whether a transport failure is worth
+// retrying: connection errors are, unless the error says otherwise with a
+// Retryable() bool method (a replaying RoundTripper's mismatch, say).
+func retryableTransportError(err error) bool {
+	var r interface{ Retryable() bool }
+	if errors.As(err, &r) {
+		return r.Retryable()
+	}
+	return true
 }
 
 // Retryable reports whether an HTTP status is worth retrying: 408, 409, 429

@@ -201,3 +201,26 @@ func TestBackoffBounds(t *testing.T) {
 		t.Fatalf("absurd Retry-After honoured: %v", d)
 	}
 }
+
+type permanent struct{}
+
+func (permanent) Error() string   { return "will never work" }
+func (permanent) Retryable() bool { return false }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestTransportErrorThatIsNotRetryable(t *testing.T) {
+	var n atomic.Int32
+	c := fastClient(3)
+	c.HTTP = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		n.Add(1)
+		return nil, permanent{}
+	})}
+	_, err := c.Post(context.Background(), "http://127.0.0.1:1/x", nil)
+	var pe *runlet.ProviderError
+	if !errors.As(err, &pe) || pe.Retryable || n.Load() != 1 {
+		t.Fatalf("err=%v attempts=%d", err, n.Load())
+	}
+}
