@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/schemajson"
 )
 
 // chatRequest is the body of POST /chat/completions, without the
@@ -217,7 +218,11 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 		for i, t := range req.Tools {
 			var params any = chatEmptyParams
 			if t.InputSchema != nil {
-				params = t.InputSchema
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return chatBuilt{}, fmt.Errorf("openai chat: tool %q: %w", t.Name, err)
+				}
+				params = raw
 			}
 			r.Tools[i] = chatTool{Type: "function", Function: chatFunction{
 				Name: t.Name, Description: t.Description, Parameters: params, Strict: ctl.strict,
@@ -234,7 +239,11 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 		}
 		js := &chatJSONSchema{Name: name, Description: os.Description, Strict: os.Strict}
 		if os.Schema != nil {
-			js.Schema = os.Schema
+			raw, err := schemajson.Marshal(os.Schema)
+			if err != nil {
+				return chatBuilt{}, fmt.Errorf("openai chat: output schema: %w", err)
+			}
+			js.Schema = raw
 		}
 		r.ResponseFormat = &chatResponseFormat{Type: "json_schema", JSONSchema: js}
 	}

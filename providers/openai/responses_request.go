@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/schemajson"
 )
 
 // Wire types of a Responses request body. Only what the adapter writes is
@@ -247,7 +248,11 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			}
 			tool := respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: respEmptySchema, Strict: strict}
 			if t.InputSchema != nil {
-				tool.Parameters = t.InputSchema
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return respBuilt{}, m.invalid(fmt.Sprintf("tool %q schema", t.Name), err)
+				}
+				tool.Parameters = raw
 			}
 			w.Tools = append(w.Tools, tool)
 		}
@@ -267,7 +272,11 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			if name == "" {
 				name = "output"
 			}
-			format := map[string]any{"type": "json_schema", "name": name, "schema": sch.Schema, "strict": sch.Strict}
+			raw, err := schemajson.Marshal(sch.Schema)
+			if err != nil {
+				return respBuilt{}, m.invalid("output schema", err)
+			}
+			format := map[string]any{"type": "json_schema", "name": name, "schema": raw, "strict": sch.Strict}
 			if sch.Description != "" {
 				format["description"] = sch.Description
 			}

@@ -8,10 +8,10 @@ import (
 	"github.com/runlet/runlet"
 )
 
-// ErrMalformedStream is wrapped by the *runlet.ProviderError returned when
-// a stream event or a response body is not the data the API defines (both
-// adapters).
-var ErrMalformedStream = errors.New("openai: malformed response data")
+// ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
+// wrapped by the *runlet.ProviderError returned when a stream event or a
+// response body is not the data the API defines (both adapters).
+var ErrMalformedStream = runlet.ErrMalformedStream
 
 // apiKey returns the bearer token the client sends, or "".
 func apiKey(h http.Header) string {
