@@ -248,6 +248,10 @@ func (r *run) buildRequest() *ModelRequest {
 
 func (r *run) prepare(req *ModelRequest) bool {
 	before := len(req.Messages)
+	if len(r.rt.preparers) == 0 {
+		r.info.PrevMessages, r.info.PrevKeptFrom = before, 0
+		return true
+	}
 	notes := &prepNotes{}
 	r.info.notes = notes
 	defer func() { r.info.notes = nil }()
@@ -265,7 +269,7 @@ func (r *run) prepare(req *ModelRequest) bool {
 	// the kept window starts, for the next call's token anchor.
 	after := len(req.Messages)
 	r.info.PrevMessages, r.info.PrevKeptFrom = before, max(before-after, 0)
-	if len(r.rt.preparers) > 0 {
+	if r.watched {
 		r.emit(&ContextPrepared{
 			Changed:         len(notes.notes) > 0 || before != after,
 			MessagesBefore:  before,

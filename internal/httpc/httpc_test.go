@@ -224,3 +224,29 @@ func TestTransportErrorThatIsNotRetryable(t *testing.T) {
 		t.Fatalf("err=%v attempts=%d", err, n.Load())
 	}
 }
+
+func TestReadBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chunked" {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		io.WriteString(w, strings.Repeat("x", 100))
+	}))
+	defer srv.Close()
+	for _, path := range []string{"/sized", "/chunked"} {
+		for _, tc := range []struct {
+			limit int64
+			err   error
+		}{{100, nil}, {1000, nil}, {99, ErrBodyTooLarge}} {
+			resp, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := ReadBody(resp, tc.limit)
+			resp.Body.Close()
+			if !errors.Is(err, tc.err) || (err == nil && len(body) != 100) {
+				t.Errorf("%s limit %d: %d bytes, err %v", path, tc.limit, len(body), err)
+			}
+		}
+	}
+}

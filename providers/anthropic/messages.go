@@ -178,15 +178,15 @@ const maxResponseBody = 64 << 20
 // readResponse decodes a non-streaming response.
 func (m *Messages) readResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody+1))
-	if err != nil {
+	body, err := httpc.ReadBody(resp, maxResponseBody)
+	switch {
+	case errors.Is(err, httpc.ErrBodyTooLarge):
+		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
+	case err != nil:
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "reading response", Retryable: true, Err: err}
-	}
-	if len(body) > maxResponseBody {
-		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {

@@ -180,7 +180,10 @@ func (m *ChatCompletions) Generate(ctx context.Context, req *runlet.ModelRequest
 const maxResponseBody = 64 << 20
 
 func (m *ChatCompletions) decodeResponse(ctx context.Context, resp *http.Response, thinkTags bool) (*runlet.ModelResponse, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	body, err := httpc.ReadBody(resp, maxResponseBody)
+	if errors.Is(err, httpc.ErrBodyTooLarge) {
+		return nil, &runlet.ProviderError{Provider: m.r.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"mime"
 	"net/http"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
 )
 
 // Responses is a runlet.Model for the OpenAI Responses API
@@ -213,7 +213,10 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 
 // decodeResponse reads a non-streamed response body.
 func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	body, err := httpc.ReadBody(resp, maxResponseBody)
+	if errors.Is(err, httpc.ErrBodyTooLarge) {
+		return nil, &runlet.ProviderError{Provider: m.r.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
