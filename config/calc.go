@@ -33,9 +33,8 @@ func Eval(expr string) (float64, error) {
 }
 
 type calc struct {
-	s     string
-	i     int
-	depth int
+	s string
+	i int
 }
 
 func (p *calc) space() {

@@ -130,7 +130,7 @@ func TestChatConnectionResets(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, string(chatSSE(chunkHello, chunkFinish, "[DONE]")))
+		_, _ = w.Write(chatSSE(chunkHello, chunkFinish, "[DONE]"))
 	}))
 	defer hs.Close()
 	m := fastRetries(NewChatCompletions(Config{BaseURL: hs.URL, APIKey: testKey, Model: "m", HTTPClient: validating(t, hs.Client()), MaxRetries: 2}))

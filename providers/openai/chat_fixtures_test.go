@@ -117,8 +117,6 @@ type streamFixture struct {
 	errCode string
 }
 
-var calls []wantCall
-
 var chatStreamFixtures = []streamFixture{
 	{file: "chat/openaipy-stream-content-logprobs.response.sse",
 		text:   exact("Foo!"),
