@@ -17,6 +17,9 @@ db="${RUNLET_PG_DB:-runlet_test}"
 log() { echo "postgres.sh: $*" >&2; }
 
 if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+		exec sudo -n -E bash "$0" "$@"
+	fi
 	log "must run as root (it installs packages and starts the server as user postgres)"
 	exit 1
 fi
