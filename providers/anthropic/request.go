@@ -14,6 +14,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // Wire types of the request body. Only what the adapter writes is modelled;
@@ -218,12 +219,12 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 		markLastBlock(w.Messages, cacheControl)
 	}
 
-	body, err := marshal(w)
+	body, err := wirejson.Marshal(w)
 	if err != nil {
 		return built{}, m.invalid("encoding request", err)
 	}
 	if len(overlay) > 0 {
-		if body, err = applyOverlay(body, overlay); err != nil {
+		if body, err = wirejson.Overlay(body, overlay); err != nil {
 			return built{}, m.invalid("encoding request options", err)
 		}
 	}
@@ -609,37 +610,4 @@ func toInt(v any) (int, bool) {
 		return int(i), err == nil
 	}
 	return 0, false
-}
-
-// marshal encodes v without HTML escaping, so text (and thinking, whose
-// signature covers it) goes out as written.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// applyOverlay sets the options' keys on the encoded body: a key present in
-// both replaces the adapter's value, and a nil value removes the key.
-func applyOverlay(body []byte, overlay map[string]any) ([]byte, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil {
-		return nil, err
-	}
-	for k, v := range overlay {
-		if v == nil {
-			delete(obj, k)
-			continue
-		}
-		raw, err := marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("option %q: %w", k, err)
-		}
-		obj[k] = raw
-	}
-	return marshal(obj)
 }

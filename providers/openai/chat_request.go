@@ -11,6 +11,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // chatRequest is the body of POST /chat/completions, without the
@@ -290,27 +291,17 @@ func chatMarshal(r *chatRequest, opts map[string]any, extra []string) ([]byte, e
 		if v == nil {
 			continue
 		}
-		raw, err := chatMarshalValue(v)
+		raw, err := wirejson.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("openai chat: option %q: %w", k, err)
 		}
-		key, _ := chatMarshalValue(k)
+		key, _ := wirejson.Marshal(k)
 		body = append(body, ',')
 		body = append(body, key...)
 		body = append(body, ':')
 		body = append(body, raw...)
 	}
 	return append(body, '}'), nil
-}
-
-func chatMarshalValue(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 func chatOptString(key string, v any) (string, error) {

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // Wire types of a Responses request body. Only what the adapter writes is
@@ -284,12 +284,12 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 		}
 	}
 
-	body, err := respMarshal(w)
+	body, err := wirejson.Marshal(w)
 	if err != nil {
 		return respBuilt{}, m.invalid("encoding request", err)
 	}
 	if len(overlay) > 0 {
-		if body, err = respApplyOverlay(body, overlay); err != nil {
+		if body, err = wirejson.Overlay(body, overlay); err != nil {
 			return respBuilt{}, m.invalid("encoding request options", err)
 		}
 	}
@@ -533,38 +533,6 @@ func respStrings(v any) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("want a list of strings, got %T", v)
-}
-
-// respMarshal encodes v as JSON without HTML escaping.
-func respMarshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// respApplyOverlay copies option keys into the encoded body, replacing keys
-// the adapter wrote; a nil value removes the key.
-func respApplyOverlay(body []byte, overlay map[string]any) ([]byte, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(body, &obj); err != nil {
-		return nil, err
-	}
-	for k, v := range overlay {
-		if v == nil {
-			delete(obj, k)
-			continue
-		}
-		raw, err := respMarshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("option %q: %w", k, err)
-		}
-		obj[k] = raw
-	}
-	return respMarshal(obj)
 }
 
 // respChain remembers which response produced which function call and

@@ -1,0 +1,45 @@
+// Package wirejson holds the JSON helpers the provider adapters share for
+// request bodies: encoding without HTML escaping, and overlaying request
+// options onto an encoded body.
+package wirejson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Marshal encodes v like json.Marshal but without HTML escaping, so text
+// (and a thinking block, whose signature covers its exact text) goes out as
+// written.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Overlay sets the overlay's keys on an encoded JSON object: a key present
+// in both replaces the body's value, and a nil value removes the key. This
+// is how unknown request options pass through into a provider's body.
+func Overlay(body []byte, overlay map[string]any) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, err
+	}
+	for k, v := range overlay {
+		if v == nil {
+			delete(obj, k)
+			continue
+		}
+		raw, err := Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("option %q: %w", k, err)
+		}
+		obj[k] = raw
+	}
+	return Marshal(obj)
+}
