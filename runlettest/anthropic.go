@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 )
 
 // AnthropicServer is a fake Anthropic Messages API (POST /v1/messages) on
@@ -21,12 +20,7 @@ import (
 type AnthropicServer struct {
 	*httptest.Server
 	wire
-
-	mu        sync.Mutex
-	queue     []AnthropicResponse
-	responder func(WireRequest) AnthropicResponse
-	apiKey    string
-	n         int
+	script[AnthropicResponse]
 }
 
 // AnthropicResponse is one scripted answer.
@@ -106,60 +100,25 @@ func AnthropicRedactedThinking(data string) AnthropicBlock {
 // NewAnthropicServer starts a fake Messages API that answers the given
 // responses in order. The caller must Close it.
 func NewAnthropicServer(responses ...AnthropicResponse) *AnthropicServer {
-	s := &AnthropicServer{queue: responses}
+	s := &AnthropicServer{script: script[AnthropicResponse]{queue: responses}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 // Enqueue appends responses to the script.
-func (s *AnthropicServer) Enqueue(responses ...AnthropicResponse) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, responses...)
-}
+func (s *AnthropicServer) Enqueue(responses ...AnthropicResponse) { s.enqueue(responses) }
 
-// SetResponder sets a function that answers requests once the script is
-// used up. Without one, such requests get an HTTP 500 api_error.
-func (s *AnthropicServer) SetResponder(f func(WireRequest) AnthropicResponse) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.responder = f
-}
-
-// RequireAPIKey makes the server answer 401 unless x-api-key equals key.
-func (s *AnthropicServer) RequireAPIKey(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apiKey = key
-}
-
-// next returns the response for a request and the request's number.
-func (s *AnthropicServer) next(req WireRequest) (AnthropicResponse, int, bool) {
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		return r, n, true
-	}
-	f := s.responder
-	s.mu.Unlock()
-	if f == nil {
-		return AnthropicResponse{}, n, false
-	}
-	return f(req), n, true
-}
+// SetResponder sets a function that answers requests once the scripted
+// responses are used up. Without one, such requests get an HTTP error in the
+// API's error format.
+func (s *AnthropicServer) SetResponder(f func(WireRequest) AnthropicResponse) { s.setResponder(f) }
 
 func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 	req, fault := s.record(r)
 	if writeStatusFault(rw, fault) {
 		return
 	}
-	s.mu.Lock()
-	key := s.apiKey
-	s.mu.Unlock()
+	key := s.requiredKey()
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		writeAnthropicError(rw, &AnthropicError{Type: "not_found_error", Message: "Not found"}, "")
 		return

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -49,11 +48,7 @@ type OpenAIChatServer struct {
 	// after the other, as some servers do.
 	InterleaveToolCalls bool
 
-	mu        sync.Mutex
-	queue     []OpenAIChatReply
-	responder func(WireRequest) OpenAIChatReply
-	apiKey    string
-	n         int
+	script[OpenAIChatReply]
 }
 
 // ChatSplit says where an OpenAIChatServer cuts streamed strings into
@@ -134,54 +129,13 @@ type OpenAIChatError struct {
 // NewOpenAIChatServer starts a fake Chat Completions API that answers the
 // given replies in order. Close it when done.
 func NewOpenAIChatServer(replies ...OpenAIChatReply) *OpenAIChatServer {
-	s := &OpenAIChatServer{queue: append([]OpenAIChatReply(nil), replies...)}
+	s := &OpenAIChatServer{script: script[OpenAIChatReply]{queue: append([]OpenAIChatReply(nil), replies...)}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 // BaseURL is the API root to configure an adapter with (".../v1").
 func (s *OpenAIChatServer) BaseURL() string { return s.URL + "/v1" }
-
-// Enqueue appends replies to the script.
-func (s *OpenAIChatServer) Enqueue(replies ...OpenAIChatReply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, replies...)
-}
-
-// SetResponder sets a function that answers requests once the script is
-// used up. Without one, such requests get an HTTP 500 server_error.
-func (s *OpenAIChatServer) SetResponder(f func(WireRequest) OpenAIChatReply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.responder = f
-}
-
-// RequireAPIKey makes the server answer 401 unless the request carries
-// "Authorization: Bearer <key>".
-func (s *OpenAIChatServer) RequireAPIKey(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apiKey = key
-}
-
-func (s *OpenAIChatServer) next(req WireRequest) (OpenAIChatReply, int, bool) {
-	s.mu.Lock()
-	s.n++
-	n := s.n
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		return r, n, true
-	}
-	f := s.responder
-	s.mu.Unlock()
-	if f == nil {
-		return OpenAIChatReply{}, n, false
-	}
-	return f(req), n, true
-}
 
 type chatFakeRequest struct {
 	Model         string            `json:"model"`
@@ -191,6 +145,14 @@ type chatFakeRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
+
+// Enqueue appends replies to the script.
+func (s *OpenAIChatServer) Enqueue(replies ...OpenAIChatReply) { s.enqueue(replies) }
+
+// SetResponder sets a function that answers requests once the scripted
+// replies are used up. Without one, such requests get an HTTP error in the
+// API's error format.
+func (s *OpenAIChatServer) SetResponder(f func(WireRequest) OpenAIChatReply) { s.setResponder(f) }
 
 func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 	req, fault := s.record(r)
@@ -202,9 +164,7 @@ func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 			Message: "runlettest: no route for " + r.Method + " " + r.URL.Path})
 		return
 	}
-	s.mu.Lock()
-	key := s.apiKey
-	s.mu.Unlock()
+	key := s.requiredKey()
 	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
 		chatFakeError(rw, &OpenAIChatError{Type: "invalid_request_error", Code: "invalid_api_key", Status: http.StatusUnauthorized,
 			Message: "Incorrect API key provided."})

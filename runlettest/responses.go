@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -42,9 +41,7 @@ type OpenAIResponsesServer struct {
 	// Set it before the first request.
 	ChunkSize int
 
-	mu    sync.Mutex
-	turns []ResponsesTurn
-	n     int // responses served
+	script[ResponsesTurn]
 }
 
 // ResponsesTurn is one scripted response.
@@ -118,7 +115,7 @@ func ResponsesReasoning(encrypted string, summary ...string) ResponsesItem {
 // NewOpenAIResponsesServer starts a fake Responses API serving turns in
 // order. Close it when done.
 func NewOpenAIResponsesServer(turns ...ResponsesTurn) *OpenAIResponsesServer {
-	s := &OpenAIResponsesServer{turns: slices.Clone(turns)}
+	s := &OpenAIResponsesServer{script: script[ResponsesTurn]{queue: slices.Clone(turns)}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -126,12 +123,13 @@ func NewOpenAIResponsesServer(turns ...ResponsesTurn) *OpenAIResponsesServer {
 // BaseURL is the API root to configure an adapter with (".../v1").
 func (s *OpenAIResponsesServer) BaseURL() string { return s.URL + "/v1" }
 
-// Enqueue adds turns to the script.
-func (s *OpenAIResponsesServer) Enqueue(turns ...ResponsesTurn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.turns = append(s.turns, turns...)
-}
+// Enqueue appends turns to the script.
+func (s *OpenAIResponsesServer) Enqueue(turns ...ResponsesTurn) { s.enqueue(turns) }
+
+// SetResponder sets a function that answers requests once the scripted
+// turns are used up. Without one, such requests get an HTTP error in the
+// API's error format.
+func (s *OpenAIResponsesServer) SetResponder(f func(WireRequest) ResponsesTurn) { s.setResponder(f) }
 
 func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 	req, fault := s.record(r)
@@ -140,6 +138,10 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if writeStatusFault(rw, fault) {
+		return
+	}
+	if key := s.requiredKey(); key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		respFakeError(rw, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.")
 		return
 	}
 	var body struct {
@@ -166,17 +168,12 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s.mu.Lock()
-	if s.n >= len(s.turns) {
-		s.mu.Unlock()
-		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("runlettest: no scripted response left (request %d)", s.n+1))
+	turn, seq, ok := s.next(req)
+	if !ok {
+		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("runlettest: no scripted response left (request %d)", seq))
 		return
 	}
-	turn := s.turns[s.n]
-	s.n++
-	seq := s.n
 	chunk := s.ChunkSize
-	s.mu.Unlock()
 
 	resp := respFakeBuild(turn, seq, body.Model, slices.Contains(body.Include, "reasoning.encrypted_content"), len(req.Body))
 	if !body.Stream {

@@ -169,3 +169,61 @@ func chunks(s string, n int) []string {
 	}
 	return out
 }
+
+// script decides a fake server's answers: scripted answers in order, then
+// an optional responder. It also holds the API key the server requires.
+// Every fake wire server embeds one, so they all script the same way.
+type script[T any] struct {
+	smu       sync.Mutex
+	queue     []T
+	responder func(WireRequest) T
+	apiKey    string
+	n         int // requests answered
+}
+
+func (s *script[T]) enqueue(answers []T) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	s.queue = append(s.queue, answers...)
+}
+
+func (s *script[T]) setResponder(f func(WireRequest) T) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	s.responder = f
+}
+
+// RequireAPIKey makes the server answer 401 unless the request carries key
+// the way the provider expects it (a bearer token, or x-api-key).
+func (s *script[T]) RequireAPIKey(key string) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	s.apiKey = key
+}
+
+// next returns the answer for a request and the request's number (from 1);
+// ok is false when there is none.
+func (s *script[T]) next(req WireRequest) (answer T, n int, ok bool) {
+	s.smu.Lock()
+	s.n++
+	n = s.n
+	if len(s.queue) > 0 {
+		answer = s.queue[0]
+		s.queue = s.queue[1:]
+		s.smu.Unlock()
+		return answer, n, true
+	}
+	f := s.responder
+	s.smu.Unlock()
+	if f == nil {
+		return answer, n, false
+	}
+	return f(req), n, true
+}
+
+// requiredKey returns the key set by RequireAPIKey ("" for none).
+func (s *script[T]) requiredKey() string {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.apiKey
+}
