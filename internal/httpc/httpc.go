@@ -47,42 +47,75 @@ type Client struct {
 }
 
 // Post sends body to url and returns a 2xx response, whose body the caller
-// must close. Any other outcome is an error: *runlet.ProviderError for HTTP
-// and connection failures, or the context's error.
+// must close, retrying retryable failures (see Retry). Any other outcome is
+// an error: *runlet.ProviderError for HTTP and connection failures, or the
+// context's error.
 func (c *Client) Post(ctx context.Context, url string, body []byte) (*http.Response, error) {
+	var resp *http.Response
+	err := c.Retry(ctx, func() (bool, error) {
+		var err error
+		resp, err = c.PostOnce(ctx, url, body)
+		return false, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Retry runs attempt until it succeeds, fails for good (anything but a
+// retryable *runlet.ProviderError), reports that it already handed
+// something to the caller (yielded), or MaxRetries retries are spent. It
+// waits between attempts with exponential backoff and jitter, or the
+// server's Retry-After when that is reasonable; ctx cancels the wait.
+//
+// A streaming adapter wraps "post and read until the first delta" in one
+// attempt, so a stream that fails before the caller saw anything is retried
+// like a failed request, and one that fails later is not.
+func (c *Client) Retry(ctx context.Context, attempt func() (yielded bool, err error)) error {
+	for n := 0; ; n++ {
+		yielded, err := attempt()
+		if err == nil || yielded || n >= c.MaxRetries {
+			return err
+		}
+		var perr *runlet.ProviderError
+		if !errors.As(err, &perr) || !perr.Retryable {
+			return err
+		}
+		if err := sleep(ctx, c.backoff(n, perr.RetryAfter)); err != nil {
+			return err
+		}
+	}
+}
+
+// PostOnce sends body to url once and returns a 2xx response, whose body
+// the caller must close. Any other outcome is an error:
+// *runlet.ProviderError for HTTP and connection failures (Retryable set when
+// a retry may help), or the context's error.
+func (c *Client) PostOnce(ctx context.Context, url string, body []byte) (*http.Response, error) {
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: err}
-		}
-		for k, v := range c.Header {
-			req.Header[k] = v
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := hc.Do(req)
-		var perr *runlet.ProviderError
-		switch {
-		case err != nil:
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			perr = &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
-		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			return resp, nil
-		default:
-			perr = ErrorFromResponse(c.Provider, resp)
-		}
-		if !perr.Retryable || attempt >= c.MaxRetries {
-			return nil, perr
-		}
-		if err := sleep(ctx, c.backoff(attempt, perr.RetryAfter)); err != nil {
-			return nil, err
-		}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: err}
 	}
+	for k, v := range c.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	switch {
+	case err != nil:
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, ErrorFromResponse(c.Provider, resp)
+	}
+	return resp, nil
 }
 
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {

@@ -128,10 +128,9 @@ func (c Config) resolve() resolved {
 		maxTokens: max(c.MaxTokens, 0),
 		version:   version,
 		retries:   retries,
-		// The adapter runs its own retry loop (Messages.retry), which also
-		// covers streams that fail before their first delta, so the client
-		// makes one attempt per call.
-		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: 0, Header: h},
+		// The adapter sends with PostOnce inside the client's Retry, so a
+		// stream that fails before its first delta is retried too.
+		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
 	}
 }
 

@@ -51,7 +51,7 @@ func TestConfigDefaults(t *testing.T) {
 	if r.client.Header.Get("X-Api-Key") != "" {
 		t.Error("x-api-key sent without a key")
 	}
-	if r.client.MaxRetries != 0 || r.client.HTTP != nil {
+	if r.client.MaxRetries != 2 || r.client.HTTP != nil {
 		t.Errorf("client %+v", r.client)
 	}
 	for base, want := range map[string]string{

@@ -329,7 +329,7 @@ func TestCancellation(t *testing.T) {
 	t.Run("during backoff", func(t *testing.T) {
 		srv, m := newServerModel(t, Config{}, hello)
 		srv.InjectFault(runlettest.Fault{Status: 529, Header: http.Header{"Retry-After": {"30"}}})
-		m.minBackoff, m.maxBackoff = 30*time.Second, 30*time.Second
+		m.cfg.client.MinBackoff, m.cfg.client.MaxBackoff = 30*time.Second, 30*time.Second
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		start := time.Now()

@@ -32,7 +32,7 @@ func newTestModel(baseURL string, cfg Config) *Messages {
 		cfg.Model = "claude-test"
 	}
 	m := NewMessages(cfg)
-	m.minBackoff, m.maxBackoff = time.Millisecond, 5*time.Millisecond
+	m.cfg.client.MinBackoff, m.cfg.client.MaxBackoff = time.Millisecond, 5*time.Millisecond
 	return m
 }
 

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math/rand/v2"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
@@ -21,8 +19,6 @@ import (
 // (POST {base}/v1/messages). It is safe for concurrent use.
 type Messages struct {
 	cfg resolved
-	// backoff bounds between retries; tests shorten them.
-	minBackoff, maxBackoff time.Duration
 }
 
 var _ runlet.Model = (*Messages)(nil)
@@ -31,7 +27,7 @@ var _ runlet.Model = (*Messages)(nil)
 // to $ANTHROPIC_API_KEY and $ANTHROPIC_BASE_URL, read once, here.
 func NewMessages(cfg Config) *Messages {
 	r := cfg.resolve()
-	return &Messages{cfg: r, minBackoff: 500 * time.Millisecond, maxBackoff: 8 * time.Second}
+	return &Messages{cfg: r}
 }
 
 // Name returns the adapter's name (Config.Name, default "anthropic").
@@ -118,52 +114,14 @@ func (m *Messages) post(ctx context.Context, b built) (*http.Response, error) {
 		c.Header.Set("Anthropic-Beta", joinBetas(c.Header.Values("Anthropic-Beta"), []string{b.betas}))
 		client = &c
 	}
-	return client.Post(ctx, m.cfg.url, b.body)
+	return client.PostOnce(ctx, m.cfg.url, b.body)
 }
 
-// retry runs attempt until it succeeds, fails for good, has yielded
-// something to the caller, or the retry budget (Config.MaxRetries) is spent.
-// Retryable failures are *runlet.ProviderError with Retryable set.
+// retry runs attempt with the shared HTTP layer's retry policy
+// (Config.MaxRetries, backoff, Retry-After): until it succeeds, fails for
+// good, or has yielded something to the caller.
 func (m *Messages) retry(ctx context.Context, attempt func() (yielded bool, err error)) error {
-	for n := 0; ; n++ {
-		yielded, err := attempt()
-		if err == nil || yielded || n >= m.cfg.retries {
-			return err
-		}
-		var perr *runlet.ProviderError
-		if !errors.As(err, &perr) || !perr.Retryable {
-			return err
-		}
-		if err := sleep(ctx, m.backoff(n, perr.RetryAfter)); err != nil {
-			return err
-		}
-	}
-}
-
-const maxRetryAfter = 60 * time.Second
-
-// backoff is exponential with jitter, or the server's Retry-After when it
-// is reasonable.
-func (m *Messages) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 && retryAfter <= maxRetryAfter {
-		return retryAfter
-	}
-	d := m.minBackoff << min(attempt, 16)
-	if d > m.maxBackoff || d <= 0 {
-		d = m.maxBackoff
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return m.cfg.client.Retry(ctx, attempt)
 }
 
 // ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
