@@ -6,12 +6,16 @@
 //	go run ./examples/weather                                      # offline replay
 //	OPENAI_API_KEY=sk-... go run ./examples/weather "What's the weather in the capital of Japan?"
 //	ANTHROPIC_API_KEY=sk-ant-... go run ./examples/weather
+//	go run ./examples/weather -provider openai-responses -model gpt-5-mini
+//	go run ./examples/weather -base-url http://localhost:11434/v1 -model llama3.2   # Ollama
 //	go run ./examples/weather -events                              # every event as JSON lines
 //
-// The model comes from the environment: OPENAI_API_KEY or OPENAI_BASE_URL
-// (Chat Completions), else ANTHROPIC_API_KEY (Messages); RUNLET_MODEL names
-// the model. With none of them it replays a recorded OpenAI session, whose
-// question is about the UK's capital only.
+// -provider picks the adapter: openai (Chat Completions), openai-responses
+// or anthropic. Without it the environment decides: OPENAI_API_KEY,
+// OPENAI_BASE_URL or -base-url (Chat Completions), else ANTHROPIC_API_KEY
+// (Messages). -model, else RUNLET_MODEL, names the model. With none of
+// them it replays a recorded OpenAI session, whose question is about the
+// UK's capital only.
 package main
 
 import (
@@ -70,30 +74,57 @@ func tools() []runlet.Tool {
 	}
 }
 
-// model picks a provider from the environment; replay reports that none was
-// configured and a recording answers instead.
-func model(getenv func(string) string) (m runlet.Model, replay bool) {
-	name := getenv("RUNLET_MODEL")
-	switch {
-	case getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "":
-		return openai.NewChatCompletions(openai.Config{Model: cmp.Or(name, "gpt-4o-mini")}), false
-	case getenv("ANTHROPIC_API_KEY") != "":
-		return anthropic.NewMessages(anthropic.Config{Model: cmp.Or(name, "claude-sonnet-4-5")}), false
+// options are the command's flags.
+type options struct {
+	provider, baseURL, model string
+	events                   bool
+}
+
+// model picks the adapter from the flags, else the environment; replay
+// reports that none was configured and a recording answers instead.
+func model(o options, getenv func(string) string) (m runlet.Model, replay bool, err error) {
+	name := cmp.Or(o.model, getenv("RUNLET_MODEL"))
+	provider := o.provider
+	if provider == "" {
+		switch {
+		case getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" || o.baseURL != "":
+			provider = "openai"
+		case getenv("ANTHROPIC_API_KEY") != "":
+			provider = "anthropic"
+		default:
+			return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: runlettest.DemoClient()}), true, nil
+		}
 	}
-	return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: runlettest.DemoClient()}), true
+	switch provider {
+	case "openai":
+		return openai.NewChatCompletions(openai.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "gpt-4o-mini")}), false, nil
+	case "openai-responses":
+		return openai.NewResponses(openai.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "gpt-5-mini")}), false, nil
+	case "anthropic":
+		return anthropic.NewMessages(anthropic.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "claude-sonnet-4-5")}), false, nil
+	}
+	return nil, false, fmt.Errorf("unknown -provider %q (want openai, openai-responses or anthropic)", provider)
 }
 
 func main() {
-	events := flag.Bool("events", false, "print every event as a JSON line instead")
+	var o options
+	flag.StringVar(&o.provider, "provider", "", "adapter: openai, openai-responses or anthropic (default: from the environment)")
+	flag.StringVar(&o.baseURL, "base-url", "", "API root, such as http://localhost:11434/v1 for Ollama")
+	flag.StringVar(&o.model, "model", "", "model name (default $RUNLET_MODEL, else the provider's default)")
+	flag.BoolVar(&o.events, "events", false, "print every event as a JSON line instead")
 	flag.Parse()
-	if err := run(context.Background(), strings.Join(flag.Args(), " "), *events, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(context.Background(), strings.Join(flag.Args(), " "), o, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "weather:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, question string, events bool, getenv func(string) string, stdout, stderr io.Writer) error {
-	m, replay := model(getenv)
+func run(ctx context.Context, question string, o options, getenv func(string) string, stdout, stderr io.Writer) error {
+	m, replay, err := model(o, getenv)
+	if err != nil {
+		return err
+	}
+	events := o.events
 	question = cmp.Or(question, "What's the weather like in the capital of the UK?")
 	if replay {
 		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", runlettest.DemoQuestion)

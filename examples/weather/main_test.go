@@ -11,7 +11,7 @@ import (
 
 func TestWeatherReplay(t *testing.T) {
 	var out, errs strings.Builder
-	if err := run(t.Context(), "", false, func(string) string { return "" }, &out, &errs); err != nil {
+	if err := run(t.Context(), "", options{}, func(string) string { return "" }, &out, &errs); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "The capital of the UK is London.\n" {
@@ -37,7 +37,7 @@ func TestWeatherLive(t *testing.T) {
 	// The adapter reads the environment itself.
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "test")
-	if err := run(t.Context(), "Weather in the capital of Japan?", true, func(k string) string { return env[k] }, &out, &errs); err != nil {
+	if err := run(t.Context(), "Weather in the capital of Japan?", options{events: true}, func(k string) string { return env[k] }, &out, &errs); err != nil {
 		t.Fatal(err)
 	}
 	var last runlet.Event
@@ -56,5 +56,49 @@ func TestWeatherLive(t *testing.T) {
 	var f Forecast
 	if err := json.Unmarshal([]byte(tool.Parts[0].(runlet.ToolResultPart).Content), &f); err != nil || f.TempC != 21 {
 		t.Errorf("weather result = %+v, %v", tool, err)
+	}
+}
+
+// Every adapter by flag, each against its fake server: the tools chain the
+// same way whatever the wire protocol.
+func TestWeatherProviderFlag(t *testing.T) {
+	chat := runlettest.NewOpenAIChatServer(
+		runlettest.OpenAIChatReply{ToolCalls: []runlettest.OpenAIChatToolCall{{Name: "get_capital", Arguments: `{"country":"France"}`}}},
+		runlettest.OpenAIChatReply{ToolCalls: []runlettest.OpenAIChatToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+		runlettest.OpenAIChatReply{Text: "Sunny, 18°C in Paris."},
+	)
+	defer chat.Close()
+	resp := runlettest.NewOpenAIResponsesServer(
+		runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{runlettest.ResponsesFunctionCall("get_capital", `{"country":"France"}`)}},
+		runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{runlettest.ResponsesFunctionCall("get_weather", `{"city":"Paris"}`)}},
+		runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{runlettest.ResponsesText("Sunny, 18°C in Paris.")}},
+	)
+	defer resp.Close()
+	anth := runlettest.NewAnthropicServer(
+		runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("t1", "get_capital", `{"country":"France"}`)}},
+		runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("t2", "get_weather", `{"city":"Paris"}`)}},
+		runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicText("Sunny, 18°C in Paris.")}},
+	)
+	defer anth.Close()
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("ANTHROPIC_API_KEY", "test")
+	for _, tc := range []struct{ provider, base string }{
+		{"openai", chat.BaseURL()},
+		{"openai-responses", resp.BaseURL()},
+		{"anthropic", anth.URL},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			var out, errs strings.Builder
+			o := options{provider: tc.provider, baseURL: tc.base, model: "m"}
+			if err := run(t.Context(), "Weather in the capital of France?", o, func(string) string { return "" }, &out, &errs); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != "Sunny, 18°C in Paris.\n" || !strings.Contains(errs.String(), `→ get_weather {"city":"Paris"}`) {
+				t.Fatalf("stdout %q stderr %q", out.String(), errs.String())
+			}
+		})
+	}
+	if err := run(t.Context(), "x", options{provider: "nope"}, func(string) string { return "" }, &strings.Builder{}, &strings.Builder{}); err == nil {
+		t.Fatal("unknown provider accepted")
 	}
 }
