@@ -236,54 +236,78 @@ func tagged(typ string, v any) ([]byte, error) {
 	return append(out, body[1:]...), nil
 }
 
-// UnmarshalJSON decodes a message, choosing each part's type by its "type" field.
+// UnmarshalJSON decodes a message, choosing each part's type by its "type"
+// field. Parts are decoded in one pass through wirePart, the union of every
+// part's fields.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var w struct {
-		Role  Role              `json:"role"`
-		Parts []json.RawMessage `json:"parts"`
+		Role  Role       `json:"role"`
+		Parts []wirePart `json:"parts"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	m.Role = w.Role
-	m.Parts = make([]Part, 0, len(w.Parts))
-	for i, raw := range w.Parts {
-		p, err := UnmarshalPart(raw)
+	m.Parts = make([]Part, len(w.Parts))
+	for i := range w.Parts {
+		p, err := w.Parts[i].part()
 		if err != nil {
 			return fmt.Errorf("runlet: message part %d: %w", i, err)
 		}
-		m.Parts = append(m.Parts, p)
+		m.Parts[i] = p
 	}
 	return nil
 }
 
 // UnmarshalPart decodes one JSON part written by a Part's MarshalJSON.
 func UnmarshalPart(data []byte) (Part, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	var w wirePart
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
-	switch head.Type {
-	case "text":
-		return decodePart[TextPart](data)
-	case "reasoning":
-		return decodePart[ReasoningPart](data)
-	case "tool_call":
-		return decodePart[ToolCallPart](data)
-	case "tool_result":
-		return decodePart[ToolResultPart](data)
-	case "image":
-		return decodePart[ImagePart](data)
-	case "file":
-		return decodePart[FilePart](data)
-	}
-	return nil, fmt.Errorf("unknown part type %q", head.Type)
+	return w.part()
 }
 
-func decodePart[T Part](data []byte) (Part, error) {
-	var p T
-	err := json.Unmarshal(data, &p)
-	return p, err
+// wirePart holds the JSON fields of every part type; field names shared by
+// several types ("id", "name", "text", ...) mean the same thing in each.
+type wirePart struct {
+	Type          string          `json:"type"`
+	Text          string          `json:"text"`
+	Signature     string          `json:"signature"`
+	Encrypted     string          `json:"encrypted"`
+	ID            string          `json:"id"`
+	Provider      string          `json:"provider"`
+	ItemID        string          `json:"item_id"`
+	Name          string          `json:"name"`
+	Arguments     json.RawMessage `json:"arguments"`
+	ArgumentsText *string         `json:"arguments_text"`
+	CallID        string          `json:"call_id"`
+	Content       string          `json:"content"`
+	IsError       bool            `json:"is_error"`
+	URL           string          `json:"url"`
+	MediaType     string          `json:"media_type"`
+	Data          []byte          `json:"data"`
+	Detail        string          `json:"detail"`
+}
+
+func (w *wirePart) part() (Part, error) {
+	switch w.Type {
+	case "text":
+		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider}, nil
+	case "reasoning":
+		return ReasoningPart{Text: w.Text, Signature: w.Signature, Encrypted: w.Encrypted, ID: w.ID, Provider: w.Provider}, nil
+	case "tool_call":
+		args := w.Arguments
+		if w.ArgumentsText != nil {
+			args = json.RawMessage(*w.ArgumentsText)
+		}
+		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, ItemID: w.ItemID, Provider: w.Provider}, nil
+	case "tool_result":
+		return ToolResultPart{CallID: w.CallID, Name: w.Name, Content: w.Content, IsError: w.IsError}, nil
+	case "image":
+		return ImagePart{URL: w.URL, MediaType: w.MediaType, Data: w.Data, Detail: w.Detail}, nil
+	case "file":
+		return FilePart{Name: w.Name, URL: w.URL, MediaType: w.MediaType, Data: w.Data}, nil
+	}
+	return nil, fmt.Errorf("unknown part type %q", w.Type)
 }
