@@ -132,8 +132,8 @@ import (
 // Non-2xx responses are *runlet.ProviderError values (status, type, code,
 // message; a plain-text summary for HTML bodies from proxies), retried with
 // backoff per Config.MaxRetries when retryable, honouring Retry-After and
-// retry-after-ms. A request is never retried once its response began: stream
-// deltas that reached the caller are never replayed. Cancelling ctx, or
+// retry-after-ms. A stream is retried only until its first delta reached the
+// caller: deltas are never replayed. Cancelling ctx, or
 // breaking out of the stream loop, closes the connection. The API key never
 // appears in an error.
 type ChatCompletions struct {
@@ -204,7 +204,9 @@ func (m *ChatCompletions) decodeResponse(ctx context.Context, resp *http.Respons
 
 // Stream sends one streaming request and yields text, reasoning and
 // tool-call deltas as they arrive, then a StreamDone event with the
-// assembled response. Breaking out of the loop closes the connection.
+// assembled response. Breaking out of the loop closes the connection. A
+// stream that fails before its first delta reached the caller is retried
+// like a failed request (Config.MaxRetries); after that its error is final.
 func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
 	return func(yield func(runlet.StreamEvent, error) bool) {
 		b, err := m.buildRequest(req, true)
@@ -212,88 +214,99 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		resp, err := m.r.client.Post(ctx, m.url, b.body)
-		if err != nil {
+		yielded, stopped := false, false
+		emit := func(ev runlet.StreamEvent) bool {
+			yielded = true
+			if !yield(ev, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		err = m.r.client.Retry(ctx, func() (bool, error) {
+			err := m.streamOnce(ctx, b, emit)
+			return yielded, err
+		})
+		if err != nil && !stopped {
 			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
-			return
 		}
-		defer resp.Body.Close()
-		fail := func(err error) { yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header)) }
+	}
+}
 
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if mt == "text/html" {
-			// A proxy's page (a login or error page) with status 200.
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			fail(&runlet.ProviderError{Provider: m.r.name, Message: "unexpected HTML response: " + httpc.ErrorFromBody(m.r.name, body).Message,
-				RequestID: resp.Header.Get("X-Request-Id"), Err: ErrMalformedStream})
-			return
-		}
-		if mt == "application/json" {
-			// A server that ignored "stream": true and answered in one piece
-			// (or sent an error object with status 200).
-			out, err := m.decodeResponse(ctx, resp, b.thinkTags)
-			if err != nil {
-				fail(err)
-				return
-			}
-			for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-			return
-		}
+// streamOnce makes one streaming request and emits its events; it returns
+// nil when the stream completed or emit asked to stop.
+func (m *ChatCompletions) streamOnce(ctx context.Context, b chatBuilt, emit func(runlet.StreamEvent) bool) error {
+	resp, err := m.r.client.PostOnce(ctx, m.url, b.body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
 
-		d := newChatDecoder(m.r.name, b.thinkTags)
-		d.requestID = resp.Header.Get("X-Request-Id")
-		rd := sse.NewReader(resp.Body)
-		for {
-			ev, err := rd.Next()
-			if err == io.EOF {
-				break
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "text/html" {
+		// A proxy's page (a login or error page) with status 200.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return &runlet.ProviderError{Provider: m.r.name, Message: "unexpected HTML response: " + httpc.ErrorFromBody(m.r.name, body).Message,
+			RequestID: resp.Header.Get("X-Request-Id"), Err: ErrMalformedStream}
+	}
+	if mt == "application/json" {
+		// A server that ignored "stream": true and answered in one piece
+		// (or sent an error object with status 200).
+		out, err := m.decodeResponse(ctx, resp, b.thinkTags)
+		if err != nil {
+			return err
+		}
+		for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+			if !emit(ev) {
+				return nil
 			}
-			if err != nil {
-				if ctx.Err() != nil {
-					fail(ctx.Err())
-				} else {
-					fail(d.readError(err))
-				}
-				return
-			}
-			if err := d.feed(ev); err != nil {
-				fail(err)
-				return
-			}
+		}
+		return nil
+	}
+
+	d := newChatDecoder(m.r.name, b.thinkTags)
+	d.requestID = resp.Header.Get("X-Request-Id")
+	rd := sse.NewReader(resp.Body)
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			if ctx.Err() != nil {
-				// Buffered data must not outlive a cancellation.
-				fail(ctx.Err())
-				return
+				return ctx.Err()
 			}
-			for _, e := range d.events {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if d.done {
-				break
-			}
+			return d.readError(err)
+		}
+		if err := d.feed(ev); err != nil {
+			return err
 		}
 		if ctx.Err() != nil {
-			fail(ctx.Err())
-			return
-		}
-		out, err := d.finish()
-		if err != nil {
-			fail(err)
-			return
+			// Buffered data must not outlive a cancellation.
+			return ctx.Err()
 		}
 		for _, e := range d.events {
-			if !yield(e, nil) {
-				return
+			if !emit(e) {
+				return nil
 			}
 		}
-		yield(runlet.StreamEvent{Kind: runlet.StreamDone, Response: out}, nil)
+		if d.done {
+			break
+		}
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	out, err := d.finish()
+	if err != nil {
+		return err
+	}
+	for _, e := range d.events {
+		if !emit(e) {
+			return nil
+		}
+	}
+	emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: out})
+	return nil
 }
 
 // readError wraps a failure to read the stream.

@@ -141,7 +141,7 @@ func TestChatConnectionResets(t *testing.T) {
 
 	// The fake server's non-streaming Reset drops the connection before the
 	// status line: retried. Its streaming Reset comes after the status line
-	// (a streaming server sends it at once): not retried, but retryable.
+	// but before any delta: retried too, since the caller saw nothing.
 	srv, m := chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
 	srv.InjectFault(runlettest.Fault{Reset: true})
 	if resp, err := call(m, context.Background(), false); err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
@@ -149,15 +149,13 @@ func TestChatConnectionResets(t *testing.T) {
 	}
 	srv, m = chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
 	srv.InjectFault(runlettest.Fault{Reset: true})
-	_, err = call(m, context.Background(), true)
-	pe := asProviderError(t, err)
-	if !pe.Retryable || len(srv.Requests()) != 1 || !errors.Is(err, runlet.ErrStreamIncomplete) {
-		t.Errorf("stream reset: %+v, %d requests", pe, len(srv.Requests()))
+	if resp, err := call(m, context.Background(), true); err != nil || resp.Message.Text() != "ok" || len(srv.Requests()) != 2 {
+		t.Errorf("stream reset before any delta: err = %v, %d requests", err, len(srv.Requests()))
 	}
 }
 
-// A stream reset after the status line has reached the adapter is never
-// retried: the deltas may already be with the caller.
+// A stream that fails after a delta reached the caller is never retried;
+// one that fails before is retried like a failed request.
 func TestChatStreamFailuresAfterStart(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -165,7 +163,6 @@ func TestChatStreamFailuresAfterStart(t *testing.T) {
 	}{
 		{"reset", runlettest.Fault{Reset: true, AfterEvents: 3}},
 		{"truncate", runlettest.Fault{Truncate: true, AfterEvents: 3}},
-		{"truncate before anything", runlettest.Fault{Truncate: true}},
 		{"truncate after finish, before usage", runlettest.Fault{Truncate: true, AfterEvents: 7}},
 	}
 	for _, tt := range tests {
@@ -182,11 +179,28 @@ func TestChatStreamFailuresAfterStart(t *testing.T) {
 			if n := len(srv.Requests()); n != 1 {
 				t.Errorf("requests = %d: a started stream was retried", n)
 			}
-			if tt.fault.AfterEvents >= 3 && len(events) == 0 {
+			if len(events) == 0 {
 				t.Errorf("no deltas before the failure")
 			}
 		})
 	}
+	t.Run("truncate before any delta is retried", func(t *testing.T) {
+		srv, m := chatTestServer(t, Config{MaxRetries: 3}, runlettest.OpenAIChatReply{Text: "Hello, world!"}, runlettest.OpenAIChatReply{Text: "again"})
+		fastRetries(m)
+		srv.InjectFault(runlettest.Fault{Truncate: true})
+		_, resp, err := collect(m.Stream(context.Background(), userReq("hi")))
+		if err != nil || resp == nil || resp.Message.Text() != "again" || len(srv.Requests()) != 2 {
+			t.Errorf("err = %v, resp = %+v, %d requests", err, resp, len(srv.Requests()))
+		}
+	})
+	t.Run("without retries the error is final", func(t *testing.T) {
+		srv, m := chatTestServer(t, Config{MaxRetries: -1}, runlettest.OpenAIChatReply{Text: "Hello, world!"})
+		srv.InjectFault(runlettest.Fault{Truncate: true})
+		_, _, err := collect(m.Stream(context.Background(), userReq("hi")))
+		if pe := asProviderError(t, err); !errors.Is(err, runlet.ErrStreamIncomplete) || !pe.Retryable || len(srv.Requests()) != 1 {
+			t.Errorf("err = %v, %d requests", err, len(srv.Requests()))
+		}
+	})
 }
 
 func TestChatGenerateTruncatedBody(t *testing.T) {
@@ -200,8 +214,10 @@ func TestChatGenerateTruncatedBody(t *testing.T) {
 }
 
 func TestChatMidStreamError(t *testing.T) {
+	// Without retries, so that errors before the first delta stay visible
+	// (with retries they would be retried; see TestChatStreamFailuresAfterStart).
 	for _, after := range []int{0, 1, 3} {
-		srv, m := chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{
+		srv, m := chatTestServer(t, Config{MaxRetries: -1}, runlettest.OpenAIChatReply{
 			Text:  "partial text that must not succeed",
 			Error: &runlettest.OpenAIChatError{Type: "server_error", Message: "The server had an error while processing your request."}, ErrorAfter: after,
 		})

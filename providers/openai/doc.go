@@ -35,8 +35,9 @@
 // provider's error type and code, and whether a retry may help. Requests
 // are retried with exponential backoff and jitter on 408, 409, 429, 5xx and
 // connection errors, honouring Retry-After and retry-after-ms, up to
-// Config.MaxRetries, and never once a response has begun: stream deltas that
-// reached the caller are never replayed. A stream that ends early wraps
+// Config.MaxRetries. A stream that fails before its first delta reached the
+// caller is retried the same way; once a delta reached the caller it never
+// is, so deltas are never replayed. A stream that ends early wraps
 // runlet.ErrStreamIncomplete; data that is not what the API defines wraps
 // ErrMalformedStream. The API key never appears in an error.
 //

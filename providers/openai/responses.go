@@ -119,7 +119,8 @@ import (
 // The HTTP layer is the one ChatCompletions uses: non-2xx responses are
 // *runlet.ProviderError values (status, type, code, message), retried with
 // backoff per Config.MaxRetries when retryable, honouring Retry-After and
-// retry-after-ms; a request is never retried once its response began.
+// retry-after-ms; a stream is retried only until its first delta reached
+// the caller.
 // Cancelling ctx, or breaking out of the stream loop, closes the connection.
 // The API key never appears in an error.
 type Responses struct {
@@ -158,7 +159,9 @@ func (m *Responses) Generate(ctx context.Context, req *runlet.ModelRequest) (*ru
 
 // Stream sends one streaming request and yields text, reasoning and
 // tool-call deltas as they arrive, then a StreamDone event with the assembled
-// response. Breaking out of the loop closes the connection.
+// response. Breaking out of the loop closes the connection. A stream that
+// fails before its first delta reached the caller is retried like a failed
+// request (Config.MaxRetries); after that its error is final.
 func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
 	return func(yield func(runlet.StreamEvent, error) bool) {
 		b, err := m.buildRequest(req, true)
@@ -166,47 +169,63 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		resp, err := m.r.client.Post(ctx, m.url, b.body)
-		if err != nil {
+		yielded, stopped := false, false
+		emit := func(ev runlet.StreamEvent) bool {
+			yielded = true
+			if !yield(ev, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		err = m.r.client.Retry(ctx, func() (bool, error) {
+			err := m.streamOnce(ctx, b, emit)
+			return yielded, err
+		})
+		if err != nil && !stopped {
 			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
-			return
 		}
-		defer resp.Body.Close()
-		fail := func(err error) { yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header)) }
+	}
+}
 
-		if isJSON(resp.Header.Get("Content-Type")) {
-			// A server that ignored "stream": true and answered in one piece.
-			out, err := m.decodeResponse(ctx, resp)
-			if err != nil {
-				fail(err)
-				return
-			}
-			m.remember(b, out)
-			for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-			return
+// streamOnce makes one streaming request and emits its events; it returns
+// nil when the stream completed or emit asked to stop.
+func (m *Responses) streamOnce(ctx context.Context, b respBuilt, emit func(runlet.StreamEvent) bool) error {
+	resp, err := m.r.client.PostOnce(ctx, m.url, b.body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+
+	if isJSON(resp.Header.Get("Content-Type")) {
+		// A server that ignored "stream": true and answered in one piece.
+		out, err := m.decodeResponse(ctx, resp)
+		if err != nil {
+			return err
 		}
+		m.remember(b, out)
+		for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+			if !emit(ev) {
+				return nil
+			}
+		}
+		return nil
+	}
 
-		d := newRespDecoder(m.r.name, resp.Body)
-		d.requestID = resp.Header.Get("X-Request-Id")
-		for {
-			ev, err := d.next()
-			if err != nil {
-				if ctx.Err() != nil {
-					err = ctx.Err()
-				}
-				fail(err)
-				return
+	d := newRespDecoder(m.r.name, resp.Body)
+	d.requestID = resp.Header.Get("X-Request-Id")
+	for {
+		ev, err := d.next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			if ev.Kind == runlet.StreamDone {
-				m.remember(b, ev.Response)
-			}
-			if !yield(ev, nil) || ev.Kind == runlet.StreamDone {
-				return
-			}
+			return err
+		}
+		if ev.Kind == runlet.StreamDone {
+			m.remember(b, ev.Response)
+		}
+		if !emit(ev) || ev.Kind == runlet.StreamDone {
+			return nil
 		}
 	}
 }

@@ -171,8 +171,12 @@ func TestResponsesFaults(t *testing.T) {
 		{"429 retried (generate)", runlettest.Fault{Status: 429, Header: fastRetry, Body: `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`}, 0, false, true, 2, 0, false, nil},
 		{"503 not retried when disabled", runlettest.Fault{Status: 503, Body: "<html><body><h1>503 Service Unavailable</h1></body></html>"}, -1, true, false, 1, 503, true, nil},
 		{"400 never retried", runlettest.Fault{Status: 400, Header: fastRetry, Body: `{"error":{"message":"bad","type":"invalid_request_error","code":"x"}}`}, 0, true, false, 1, 400, false, nil},
-		{"reset mid-stream", runlettest.Fault{Reset: true, AfterEvents: 4}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
-		{"reset before the first event", runlettest.Fault{Reset: true}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
+		// A stream that fails before its first delta reached the caller is
+		// retried; after a delta it is not.
+		{"reset before the first delta", runlettest.Fault{Reset: true, AfterEvents: 4}, 0, true, true, 2, 0, false, nil},
+		{"reset before the first event", runlettest.Fault{Reset: true}, 0, true, true, 2, 0, false, nil},
+		{"reset after a delta", runlettest.Fault{Reset: true, AfterEvents: 6}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
+		{"reset before the first event, no retries", runlettest.Fault{Reset: true}, -1, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
 		{"truncated stream", runlettest.Fault{Truncate: true, AfterEvents: 6}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
 		{"truncated body", runlettest.Fault{Truncate: true}, 0, false, false, 1, 200, false, ErrMalformedStream},
 		{"reset before the body, no retries", runlettest.Fault{Reset: true}, -1, false, false, 1, 0, true, nil},
