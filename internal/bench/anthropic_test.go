@@ -48,6 +48,7 @@ func anthropicAgent(srv *runlettest.AnthropicServer) *runlet.Agent {
 func BenchmarkE2EAnthropicRunletGenerate(b *testing.B) {
 	agent, rt := anthropicAgent(anthropicServer(b)), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		res, err := rt.Run(context.Background(), agent, "Weather in Shanghai?")
 		if err != nil || len(res.Output) != 4*e2eAnswerDeltas {
@@ -59,6 +60,7 @@ func BenchmarkE2EAnthropicRunletGenerate(b *testing.B) {
 func BenchmarkE2EAnthropicRunletStream(b *testing.B) {
 	agent, rt := anthropicAgent(anthropicServer(b)), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		n := 0
 		for ev, err := range rt.Stream(context.Background(), agent, "Weather in Shanghai?") {
@@ -78,6 +80,7 @@ func BenchmarkE2EAnthropicRunletStream(b *testing.B) {
 func BenchmarkE2EAnthropicHandWrittenGenerate(b *testing.B) {
 	srv := anthropicServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		out, err := anthropicHandLoop(srv.URL, false)
 		if err != nil || len(out) != 4*e2eAnswerDeltas {
@@ -89,6 +92,7 @@ func BenchmarkE2EAnthropicHandWrittenGenerate(b *testing.B) {
 func BenchmarkE2EAnthropicHandWrittenStream(b *testing.B) {
 	srv := anthropicServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		out, err := anthropicHandLoop(srv.URL, true)
 		if err != nil || len(out) != 4*e2eAnswerDeltas {

@@ -62,6 +62,7 @@ func BenchmarkE2ERunletGenerate(b *testing.B) {
 	srv := e2eServer(b)
 	agent, rt := runletAgent(srv), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		res, err := rt.Run(context.Background(), agent, "Weather in Shanghai?")
 		if err != nil || len(res.Output) != 4*e2eAnswerDeltas {
@@ -74,6 +75,7 @@ func BenchmarkE2ERunletStream(b *testing.B) {
 	srv := e2eServer(b)
 	agent, rt := runletAgent(srv), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		n := 0
 		for ev, err := range rt.Stream(context.Background(), agent, "Weather in Shanghai?") {
@@ -93,6 +95,7 @@ func BenchmarkE2ERunletStream(b *testing.B) {
 func BenchmarkE2EHandWrittenGenerate(b *testing.B) {
 	srv := e2eServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		out, err := handLoop(srv.BaseURL(), false)
 		if err != nil || len(out) != 4*e2eAnswerDeltas {
@@ -104,6 +107,7 @@ func BenchmarkE2EHandWrittenGenerate(b *testing.B) {
 func BenchmarkE2EHandWrittenStream(b *testing.B) {
 	srv := e2eServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		out, err := handLoop(srv.BaseURL(), true)
 		if err != nil || len(out) != 4*e2eAnswerDeltas {

@@ -47,6 +47,7 @@ func BenchmarkE2EResponsesRunletGenerate(b *testing.B) {
 	srv, script := responsesServer(b)
 	agent, rt := responsesAgent(srv), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		script()
 		res, err := rt.Run(context.Background(), agent, "Weather in Shanghai?")
@@ -60,6 +61,7 @@ func BenchmarkE2EResponsesRunletStream(b *testing.B) {
 	srv, script := responsesServer(b)
 	agent, rt := responsesAgent(srv), runlet.NewRuntime()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		script()
 		n := 0
@@ -80,6 +82,7 @@ func BenchmarkE2EResponsesRunletStream(b *testing.B) {
 func BenchmarkE2EResponsesHandWrittenGenerate(b *testing.B) {
 	srv, script := responsesServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		script()
 		out, err := responsesHandLoop(srv.BaseURL(), false)
@@ -92,6 +95,7 @@ func BenchmarkE2EResponsesHandWrittenGenerate(b *testing.B) {
 func BenchmarkE2EResponsesHandWrittenStream(b *testing.B) {
 	srv, script := responsesServer(b)
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for b.Loop() {
 		script()
 		out, err := responsesHandLoop(srv.BaseURL(), true)

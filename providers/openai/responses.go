@@ -243,11 +243,23 @@ func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*r
 		return nil, &runlet.ProviderError{Provider: m.r.name, Message: "reading response", Retryable: true,
 			RequestID: resp.Header.Get("X-Request-Id"), Err: err}
 	}
+	var out *runlet.ModelResponse
+	// One pass: the response with its output items decoded in place. An
+	// item of a type we do not know may not fit respOutItem; then decode
+	// again, item by item, skipping what does not fit.
+	var typed respTypedResponse
+	if json.Unmarshal(body, &typed) == nil && typed.Status != "failed" {
+		a := respAssembler{provider: m.r.name, quiet: true}
+		for i := range typed.Output {
+			a.addFinal(i, &typed.Output[i])
+		}
+		return a.response(&typed.respResponse), nil
+	}
 	var w respResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, m.malformed(resp, "decoding response", err)
 	}
-	out, err := m.convertResponse(&w)
+	out, err = m.convertResponse(&w)
 	if err != nil {
 		var pe *runlet.ProviderError
 		if errors.As(err, &pe) && pe.RequestID == "" {
@@ -256,6 +268,13 @@ func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*r
 		return nil, err
 	}
 	return out, nil
+}
+
+// respTypedResponse is a response whose output items decode in the same
+// pass (the outer Output shadows respResponse's raw one).
+type respTypedResponse struct {
+	respResponse
+	Output []respOutItem `json:"output"`
 }
 
 // convertResponse turns a non-streamed response body into a ModelResponse.
