@@ -117,7 +117,9 @@ func (r *run) start() {
 	}
 }
 
-func (r *run) setup() {
+// setup derives the run's settings from the agent, the runtime and the run
+// options. It fails on an agent the model could not be given.
+func (r *run) setup() error {
 	a := r.agent
 	r.maxTurns = r.rt.maxTurns
 	if a.MaxTurns > 0 {
@@ -139,15 +141,25 @@ func (r *run) setup() {
 	}
 	r.tools = make(map[string]Tool, len(a.Tools))
 	r.specs = make([]ToolSpec, 0, len(a.Tools))
-	for _, t := range a.Tools {
+	for i, t := range a.Tools {
+		if t == nil {
+			return fmt.Errorf("runlet: agent %q: tool %d is nil", a.Name, i)
+		}
 		s := t.Spec()
+		if _, dup := r.tools[s.Name]; dup || s.Name == "" {
+			return fmt.Errorf("runlet: agent %q: tool %d has an empty or duplicate name %q", a.Name, i, s.Name)
+		}
 		r.tools[s.Name] = t
 		r.specs = append(r.specs, s)
 	}
+	return nil
 }
 
 func (r *run) startFresh() bool {
-	r.setup()
+	if err := r.setup(); err != nil {
+		r.fail(err, "")
+		return false
+	}
 	if r.cfg.sessionID != "" {
 		hist, err := r.rt.sessions.LoadSession(r.ctx, r.cfg.sessionID)
 		if err != nil {
@@ -553,6 +565,11 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
 	}
+	r.cfg.options = cp.Options
+	if err := r.setup(); err != nil {
+		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
+		return nil, nil, false
+	}
 	// Claim atomically: of several concurrent resumes exactly one proceeds.
 	if cp, err = store.ClaimCheckpoint(r.ctx, r.cfg.runID); err != nil {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
@@ -562,8 +579,6 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	r.info.SessionID = cp.SessionID
 	r.info.Turn = cp.Turn
 	r.result.SessionID = cp.SessionID
-	r.cfg.options = cp.Options
-	r.setup()
 	r.history = cp.History
 	r.sessionLen = cp.HistoryLen
 	if cp.SessionID != "" {

@@ -713,3 +713,19 @@ func TestStateThroughContext(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestBadAgentTools(t *testing.T) {
+	model := runlettest.NewModel(runlettest.TextReply("never"))
+	for name, tools := range map[string][]runlet.Tool{
+		"duplicate": {weatherTool(), weatherTool()},
+		"nil":       {nil},
+	} {
+		res, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Tools: tools}, "hi")
+		if err == nil || res == nil || res.Status != runlet.StatusFailed {
+			t.Errorf("%s: res=%+v err=%v", name, res, err)
+		}
+	}
+	if len(model.Requests()) != 0 {
+		t.Fatal("the model was called")
+	}
+}
