@@ -1,0 +1,78 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/mcp"
+	"github.com/runlet/runlet/runlettest"
+)
+
+type EchoArgs struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+// An MCP server and an agent using its tools, in one process. A real server
+// usually runs as a subprocess: connect with
+// &sdkmcp.CommandTransport{Command: exec.Command("my-server")} instead.
+func ExampleTools() {
+	ctx := context.Background()
+
+	// The server: one tool, "text.upper".
+	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "text", Version: "v1.0.0"}, nil)
+	sdkmcp.AddTool(server, &sdkmcp.Tool{Name: "text.upper", Description: "Upper-cases text."},
+		func(ctx context.Context, _ *sdkmcp.CallToolRequest, in EchoArgs) (*sdkmcp.CallToolResult, any, error) {
+			return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+		})
+	serverTransport, clientTransport := sdkmcp.NewInMemoryTransports()
+	serverSession, err := server.Connect(ctx, serverTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer serverSession.Wait()
+
+	// The client: connect, then turn the server's tools into runlet tools.
+	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "example", Version: "v1.0.0"}, nil)
+	session, err := client.Connect(ctx, clientTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	tools, err := mcp.Tools(ctx, session, mcp.WithPrefix("text_"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range tools {
+		fmt.Printf("%s: %s\n", t.Spec().Name, t.Spec().Description)
+	}
+
+	// A scripted model stands in for a provider so the example runs offline.
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_1", "text_text_upper", `{"text":"hello, mcp"}`)),
+		runlettest.TextReply("Done."),
+	)
+	agent := &runlet.Agent{Model: model, Tools: tools}
+	for ev, err := range runlet.NewRuntime().Stream(ctx, agent, "Shout 'hello, mcp'.") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *runlet.ToolStarted:
+			fmt.Printf("→ %s %s\n", ev.Call.Name, ev.Call.Arguments)
+		case *runlet.ToolFinished:
+			fmt.Printf("← %s\n", ev.Result.Content)
+		case *runlet.RunFinished:
+			fmt.Println(ev.Result.Output)
+		}
+	}
+	// Output:
+	// text_text_upper: Upper-cases text.
+	// → text_text_upper {"text":"hello, mcp"}
+	// ← HELLO, MCP
+	// Done.
+}
