@@ -32,8 +32,8 @@
 // # Tool names
 //
 // MCP allows tool names of up to 128 characters with dots, while model
-// providers are stricter: OpenAI requires ^[a-zA-Z0-9_-]{1,64}$ and Anthropic
-// is no more lenient. So the runlet name is the prefix (see [WithPrefix])
+// providers are stricter: OpenAI requires ^[a-zA-Z0-9_-]{1,64}$, and
+// others have similar rules. So the runlet name is the prefix (see [WithPrefix])
 // plus the MCP name with every other character replaced by '_', and a name
 // longer than 64 bytes is cut to 55 and ends in '_' and 8 hex digits of a
 // hash of the full name, which keeps long names distinct. The MCP name is
@@ -153,6 +153,7 @@ type ToolError struct {
 	Result *sdkmcp.CallToolResult
 }
 
+// Error returns the result's text, which is what the model sees.
 func (e *ToolError) Error() string {
 	if e.Text == "" {
 		return "the tool reported an error without a message"
@@ -177,7 +178,7 @@ func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	params := &sdkmcp.CallToolParams{Name: t.mcpName}
 	if a := strings.TrimSpace(string(args)); a != "" && a != "null" {
 		if !json.Valid(args) {
-			return "", fmt.Errorf("the arguments are not valid JSON")
+			return "", errors.New("the arguments are not valid JSON")
 		}
 		params.Arguments = args
 	}
