@@ -1,0 +1,628 @@
+// Package otel turns Runlet events into OpenTelemetry traces and metrics,
+// following the OpenTelemetry semantic conventions for generative AI.
+//
+// An [Observer] is a [runlet.Observer]; add it to a runtime with
+// [runlet.WithObserver]. For every run it records
+//
+//   - an "invoke_agent {agent}" span, from run.started (or run.resumed) to the
+//     run's terminal event, a child of the span in the context given to the
+//     run (so an HTTP handler's span becomes its parent);
+//   - a "chat {model}" client span per model call, a child of the run span,
+//     from model.started to model.finished, or to the terminal event if the
+//     call failed (status Error); streamed calls also get
+//     gen_ai.response.time_to_first_chunk, the only use of delta events;
+//   - an "execute_tool {tool}" span per tool call, from tool.started to
+//     tool.finished; error results set the span status to Error and
+//     error.type to the [runlet.ToolErrorKind];
+//   - the gen_ai.client.token.usage histogram (input and output tokens of
+//     every model call) and the gen_ai.client.operation.duration histogram
+//     (seconds, for invoke_agent, chat and execute_tool operations).
+//
+// A failed run's span has status Error and error.type set to the policy that
+// stopped it ("max_turns", ...) or "error"; an interrupted run's span ends
+// normally with runlet.run.status "interrupted" and runlet.run.pending. Run
+// spans also carry runlet.run.id, runlet.run.turns and the run's token usage.
+//
+// Spans take their start and end times from the events' header times, so
+// their timings are exact although observers run synchronously.
+//
+// Prompts, answers, tool arguments and tool results are not recorded unless
+// [WithContent](true) is given, because they may hold personal data. With
+// content on, each chat span gets a "gen_ai.client.inference.operation.details"
+// span event carrying gen_ai.system_instructions, gen_ai.input.messages and
+// gen_ai.output.messages (JSON, in the conventions' message format), tool
+// spans get gen_ai.tool.call.arguments and gen_ai.tool.call.result, and run
+// spans gen_ai.input.messages and gen_ai.output.messages. Request options
+// (ModelRequest.Options) are never recorded, apart from the "model" name.
+//
+// The events carry no provider name; give one with [WithProviderName] to set
+// gen_ai.provider.name. The request model is taken from the request option
+// "model" when present, else from [WithRequestModel].
+//
+// One Observer serves any number of concurrent runs. Its per-run state is
+// dropped at each run's terminal event.
+package otel
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/runlet/runlet"
+	otelglobal "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope name of the tracer and meter.
+const ScopeName = "github.com/runlet/runlet/otel"
+
+// Attribute keys from the GenAI semantic conventions, and Runlet's own.
+const (
+	keyOperation      = attribute.Key("gen_ai.operation.name")
+	keyProvider       = attribute.Key("gen_ai.provider.name")
+	keyAgentName      = attribute.Key("gen_ai.agent.name")
+	keyConversationID = attribute.Key("gen_ai.conversation.id")
+	keyRequestModel   = attribute.Key("gen_ai.request.model")
+	keyTemperature    = attribute.Key("gen_ai.request.temperature")
+	keyTopP           = attribute.Key("gen_ai.request.top_p")
+	keyMaxTokens      = attribute.Key("gen_ai.request.max_tokens")
+	keyStopSequences  = attribute.Key("gen_ai.request.stop_sequences")
+	keyResponseID     = attribute.Key("gen_ai.response.id")
+	keyResponseModel  = attribute.Key("gen_ai.response.model")
+	keyFinishReasons  = attribute.Key("gen_ai.response.finish_reasons")
+	keyTTFC           = attribute.Key("gen_ai.response.time_to_first_chunk")
+	keyInputTokens    = attribute.Key("gen_ai.usage.input_tokens")
+	keyOutputTokens   = attribute.Key("gen_ai.usage.output_tokens")
+	keyCacheRead      = attribute.Key("gen_ai.usage.cache_read.input_tokens")
+	keyCacheWrite     = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
+	keyReasoning      = attribute.Key("gen_ai.usage.reasoning.output_tokens")
+	keyTokenType      = attribute.Key("gen_ai.token.type")
+	keyToolName       = attribute.Key("gen_ai.tool.name")
+	keyToolCallID     = attribute.Key("gen_ai.tool.call.id")
+	keyToolType       = attribute.Key("gen_ai.tool.type")
+	keyToolArgs       = attribute.Key("gen_ai.tool.call.arguments")
+	keyToolResult     = attribute.Key("gen_ai.tool.call.result")
+	keySystemInstr    = attribute.Key("gen_ai.system_instructions")
+	keyInputMessages  = attribute.Key("gen_ai.input.messages")
+	keyOutputMessages = attribute.Key("gen_ai.output.messages")
+	keyErrorType      = attribute.Key("error.type")
+
+	keyRunID   = attribute.Key("runlet.run.id")
+	keyStatus  = attribute.Key("runlet.run.status")
+	keyResumed = attribute.Key("runlet.run.resumed")
+	keyTurns   = attribute.Key("runlet.run.turns")
+	keyPending = attribute.Key("runlet.run.pending")
+	keyPolicy  = attribute.Key("runlet.run.policy")
+)
+
+// Operation names.
+const (
+	opAgent = "invoke_agent"
+	opChat  = "chat"
+	opTool  = "execute_tool"
+)
+
+// eventDetails is the name of the span event carrying a model call's content.
+const eventDetails = "gen_ai.client.inference.operation.details"
+
+// Histogram bucket boundaries advised by the semantic conventions.
+var (
+	tokenBuckets    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+)
+
+// Option configures an Observer.
+type Option func(*config)
+
+type config struct {
+	tp       trace.TracerProvider
+	mp       metric.MeterProvider
+	content  bool
+	provider string
+	model    string
+}
+
+// WithTracerProvider sets the tracer provider; the default is the global one
+// (go.opentelemetry.io/otel.GetTracerProvider).
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *config) { c.tp = tp }
+}
+
+// WithMeterProvider sets the meter provider; the default is the global one
+// (go.opentelemetry.io/otel.GetMeterProvider).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.mp = mp }
+}
+
+// WithContent turns the recording of prompts, answers, tool arguments and
+// tool results on or off. It is off by default: they may hold personal data.
+func WithContent(on bool) Option {
+	return func(c *config) { c.content = on }
+}
+
+// WithProviderName sets gen_ai.provider.name ("openai", "anthropic", ...) on
+// chat spans and metrics.
+func WithProviderName(name string) Option {
+	return func(c *config) { c.provider = name }
+}
+
+// WithRequestModel sets gen_ai.request.model for model calls whose request
+// has no "model" option.
+func WithRequestModel(model string) Option {
+	return func(c *config) { c.model = model }
+}
+
+// Observer records runs as OpenTelemetry spans and metrics. It implements
+// [runlet.Observer] and is safe for concurrent runs. Create it with
+// [NewObserver].
+type Observer struct {
+	cfg        config
+	tracer     trace.Tracer
+	tokenUsage metric.Int64Histogram
+	duration   metric.Float64Histogram
+
+	mu   sync.Mutex
+	runs map[string]*runState // by run ID; removed at the terminal event
+}
+
+// runState is what the Observer remembers of one run in progress.
+type runState struct {
+	mu    sync.Mutex
+	span  trace.Span
+	ctx   context.Context // holds span, parent of the run's child spans
+	start time.Time
+	chat  *chatState
+	tools map[string][]toolSpan // open tool spans by call ID
+}
+
+// toolSpan is a tool call in progress.
+type toolSpan struct {
+	span  trace.Span
+	start time.Time
+}
+
+// chatState is the model call in progress.
+type chatState struct {
+	span      trace.Span
+	start     time.Time
+	model     string
+	streamed  bool
+	sysInstr  string // JSON, with content on
+	inputMsgs string // JSON, with content on
+}
+
+// NewObserver returns an Observer configured by opts.
+func NewObserver(opts ...Option) *Observer {
+	var cfg config
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.tp == nil {
+		cfg.tp = otelglobal.GetTracerProvider()
+	}
+	if cfg.mp == nil {
+		cfg.mp = otelglobal.GetMeterProvider()
+	}
+	o := &Observer{
+		cfg:    cfg,
+		tracer: cfg.tp.Tracer(ScopeName),
+		runs:   make(map[string]*runState),
+	}
+	meter := cfg.mp.Meter(ScopeName)
+	var err error
+	o.tokenUsage, err = meter.Int64Histogram("gen_ai.client.token.usage",
+		metric.WithDescription("Number of input and output tokens used."),
+		metric.WithUnit("{token}"),
+		metric.WithExplicitBucketBoundaries(tokenBuckets...))
+	if err != nil {
+		otelglobal.Handle(err)
+		o.tokenUsage = metricnoop.Int64Histogram{}
+	}
+	o.duration, err = meter.Float64Histogram("gen_ai.client.operation.duration",
+		metric.WithDescription("GenAI operation duration."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	if err != nil {
+		otelglobal.Handle(err)
+		o.duration = metricnoop.Float64Histogram{}
+	}
+	return o
+}
+
+// Observe implements [runlet.Observer].
+func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
+	switch e := ev.(type) {
+	case *runlet.RunStarted:
+		o.startRun(ctx, e.EventHeader, e.SessionID, false, e.Input)
+	case *runlet.RunResumed:
+		o.startRun(ctx, e.EventHeader, e.SessionID, true, nil)
+	case *runlet.RunFinished:
+		o.endRun(ctx, e.EventHeader, e.Result, "", "", "")
+	case *runlet.RunInterrupted:
+		o.endRun(ctx, e.EventHeader, e.Result, "", "", "")
+	case *runlet.RunFailed:
+		errType := e.Policy
+		if errType == "" {
+			errType = "error"
+		}
+		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
+	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta:
+		o.delta(ev.Header())
+	case *runlet.ModelStarted:
+		o.modelStarted(e)
+	case *runlet.ModelFinished:
+		o.modelFinished(ctx, e)
+	case *runlet.ToolStarted:
+		o.toolStarted(e)
+	case *runlet.ToolFinished:
+		o.toolFinished(ctx, e)
+	case *runlet.ContextPrepared:
+		if e.Changed {
+			o.contextPrepared(e)
+		}
+	}
+}
+
+// lookup returns the state of a run in progress, locked, or nil.
+func (o *Observer) lookup(runID string) *runState {
+	o.mu.Lock()
+	rs := o.runs[runID]
+	o.mu.Unlock()
+	if rs != nil {
+		rs.mu.Lock()
+	}
+	return rs
+}
+
+func (o *Observer) startRun(ctx context.Context, h runlet.EventHeader, sessionID string, resumed bool, input []runlet.Message) {
+	rs := o.newRun(ctx, h, sessionID, resumed, input)
+	o.mu.Lock()
+	old := o.runs[h.RunID]
+	o.runs[h.RunID] = rs
+	o.mu.Unlock()
+	if old != nil { // a run ID reused while its run was in progress
+		old.mu.Lock()
+		o.finish(ctx, old, h, nil, "superseded", "", "run ID reused by another run")
+		old.mu.Unlock()
+	}
+}
+
+// newRun starts a run span, a child of the span in ctx.
+func (o *Observer) newRun(ctx context.Context, h runlet.EventHeader, sessionID string, resumed bool, input []runlet.Message) *runState {
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, keyOperation.String(opAgent), keyRunID.String(h.RunID))
+	if h.Agent != "" {
+		attrs = append(attrs, keyAgentName.String(h.Agent))
+	}
+	if sessionID != "" {
+		attrs = append(attrs, keyConversationID.String(sessionID))
+	}
+	if o.cfg.provider != "" {
+		attrs = append(attrs, keyProvider.String(o.cfg.provider))
+	}
+	if resumed {
+		attrs = append(attrs, keyResumed.Bool(true))
+	}
+	if o.cfg.content && len(input) > 0 {
+		attrs = append(attrs, keyInputMessages.String(messagesJSON(input, "")))
+	}
+	_, span := o.tracer.Start(ctx, spanName(opAgent, h.Agent),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithTimestamp(h.Time),
+		trace.WithAttributes(attrs...))
+	return &runState{span: span, ctx: trace.ContextWithSpan(context.Background(), span), start: h.Time}
+}
+
+// endRun ends a run's spans at its terminal event. For a failed run, errType
+// is its error.type and errMsg the error, which becomes the status
+// description (run errors never contain credentials).
+func (o *Observer) endRun(ctx context.Context, h runlet.EventHeader, res *runlet.Result, errType, policy, errMsg string) {
+	o.mu.Lock()
+	rs := o.runs[h.RunID]
+	delete(o.runs, h.RunID)
+	o.mu.Unlock()
+	if rs == nil {
+		// A run that failed before it started (a resume of an unknown
+		// run, say): record it as a span without children.
+		rs = o.newRun(ctx, h, "", false, nil)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	o.finish(ctx, rs, h, res, errType, policy, errMsg)
+}
+
+// finish ends the run's open spans, then the run span. rs is locked.
+func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeader, res *runlet.Result, errType, policy, errMsg string) {
+	for _, spans := range rs.tools {
+		for _, t := range spans {
+			t.span.SetAttributes(keyErrorType.String(orDefault(errType, "run_ended")))
+			t.span.SetStatus(codes.Error, "the run ended before the tool finished")
+			t.span.End(trace.WithTimestamp(h.Time))
+		}
+	}
+	rs.tools = nil
+	if c := rs.chat; c != nil {
+		rs.chat = nil
+		et := orDefault(errType, "run_ended")
+		c.span.SetAttributes(keyErrorType.String(et))
+		c.span.SetStatus(codes.Error, "the model call did not complete")
+		if o.cfg.content && c.inputMsgs != "" {
+			c.span.AddEvent(eventDetails, trace.WithTimestamp(h.Time), trace.WithAttributes(
+				keySystemInstr.String(c.sysInstr), keyInputMessages.String(c.inputMsgs)))
+		}
+		c.span.End(trace.WithTimestamp(h.Time))
+		o.recordDuration(ctx, h.Time.Sub(c.start), o.chatMetricAttrs(c.model, "", et))
+	}
+
+	attrs := make([]attribute.KeyValue, 0, 8)
+	if res != nil {
+		attrs = append(attrs, keyStatus.String(string(res.Status)), keyTurns.Int(res.Turns),
+			keyInputTokens.Int(res.Usage.InputTokens), keyOutputTokens.Int(res.Usage.OutputTokens))
+		if len(res.Pending) > 0 {
+			attrs = append(attrs, keyPending.Int(len(res.Pending)))
+		}
+		if o.cfg.content && res.Status == runlet.StatusCompleted {
+			attrs = append(attrs, keyOutputMessages.String(outputJSON(runlet.AssistantText(res.Output), "stop")))
+		}
+	}
+	if policy != "" {
+		attrs = append(attrs, keyPolicy.String(policy))
+	}
+	metricAttrs := []attribute.KeyValue{keyOperation.String(opAgent)}
+	if h.Agent != "" {
+		metricAttrs = append(metricAttrs, keyAgentName.String(h.Agent))
+	}
+	if o.cfg.provider != "" {
+		metricAttrs = append(metricAttrs, keyProvider.String(o.cfg.provider))
+	}
+	if errType != "" {
+		attrs = append(attrs, keyErrorType.String(errType))
+		metricAttrs = append(metricAttrs, keyErrorType.String(errType))
+		rs.span.SetStatus(codes.Error, orDefault(errMsg, errType))
+	}
+	rs.span.SetAttributes(attrs...)
+	rs.span.End(trace.WithTimestamp(h.Time))
+	o.recordDuration(ctx, h.Time.Sub(rs.start), metricAttrs)
+}
+
+func (o *Observer) delta(h runlet.EventHeader) {
+	rs := o.lookup(h.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	if c := rs.chat; c != nil && !c.streamed {
+		c.streamed = true
+		c.span.SetAttributes(keyTTFC.Float64(h.Time.Sub(c.start).Seconds()))
+	}
+}
+
+func (o *Observer) contextPrepared(e *runlet.ContextPrepared) {
+	rs := o.lookup(e.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	rs.span.AddEvent("runlet.context.prepared", trace.WithTimestamp(e.Time), trace.WithAttributes(
+		attribute.Int("runlet.context.messages_before", e.MessagesBefore),
+		attribute.Int("runlet.context.messages_after", e.MessagesAfter),
+		attribute.StringSlice("runlet.context.notes", e.Notes)))
+}
+
+// requestModel returns the model a request names, else the configured one.
+func (o *Observer) requestModel(req *runlet.ModelRequest) string {
+	if req != nil {
+		if m, ok := req.Options["model"].(string); ok && m != "" {
+			return m
+		}
+	}
+	return o.cfg.model
+}
+
+func (o *Observer) modelStarted(e *runlet.ModelStarted) {
+	rs := o.lookup(e.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	c := &chatState{start: e.Time, model: o.requestModel(e.Request)}
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs, keyOperation.String(opChat))
+	if o.cfg.provider != "" {
+		attrs = append(attrs, keyProvider.String(o.cfg.provider))
+	}
+	if c.model != "" {
+		attrs = append(attrs, keyRequestModel.String(c.model))
+	}
+	if e.Agent != "" {
+		attrs = append(attrs, keyAgentName.String(e.Agent))
+	}
+	if req := e.Request; req != nil {
+		if req.Temperature != nil {
+			attrs = append(attrs, keyTemperature.Float64(*req.Temperature))
+		}
+		if req.TopP != nil {
+			attrs = append(attrs, keyTopP.Float64(*req.TopP))
+		}
+		if req.MaxOutputTokens > 0 {
+			attrs = append(attrs, keyMaxTokens.Int(req.MaxOutputTokens))
+		}
+		if len(req.StopSequences) > 0 {
+			attrs = append(attrs, keyStopSequences.StringSlice(req.StopSequences))
+		}
+		if o.cfg.content {
+			c.sysInstr = instructionsJSON(req.Instructions)
+			c.inputMsgs = messagesJSON(req.Messages, "")
+		}
+	}
+	if rs.chat != nil { // unreachable with the runtime: one call at a time
+		rs.chat.span.End(trace.WithTimestamp(e.Time))
+	}
+	_, c.span = o.tracer.Start(rs.ctx, spanName(opChat, c.model),
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(e.Time),
+		trace.WithAttributes(attrs...))
+	rs.chat = c
+}
+
+func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
+	rs := o.lookup(e.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	c := rs.chat
+	if c == nil {
+		return
+	}
+	rs.chat = nil
+	resp := e.Response
+	if resp == nil {
+		resp = &runlet.ModelResponse{}
+	}
+	u := resp.Usage
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs,
+		keyFinishReasons.StringSlice([]string{string(resp.FinishReason)}),
+		keyInputTokens.Int(u.InputTokens),
+		keyOutputTokens.Int(u.OutputTokens))
+	if resp.ID != "" {
+		attrs = append(attrs, keyResponseID.String(resp.ID))
+	}
+	if resp.Model != "" {
+		attrs = append(attrs, keyResponseModel.String(resp.Model))
+	}
+	if u.CachedInputTokens > 0 {
+		attrs = append(attrs, keyCacheRead.Int(u.CachedInputTokens))
+	}
+	if u.CacheWriteTokens > 0 {
+		attrs = append(attrs, keyCacheWrite.Int(u.CacheWriteTokens))
+	}
+	if u.ReasoningTokens > 0 {
+		attrs = append(attrs, keyReasoning.Int(u.ReasoningTokens))
+	}
+	c.span.SetAttributes(attrs...)
+	if o.cfg.content {
+		c.span.AddEvent(eventDetails, trace.WithTimestamp(e.Time), trace.WithAttributes(
+			keySystemInstr.String(c.sysInstr),
+			keyInputMessages.String(c.inputMsgs),
+			keyOutputMessages.String(outputJSON(resp.Message, string(resp.FinishReason)))))
+	}
+	c.span.End(trace.WithTimestamp(e.Time))
+
+	mattrs := o.chatMetricAttrs(c.model, resp.Model, "")
+	d := e.Duration
+	if d <= 0 {
+		d = e.Time.Sub(c.start)
+	}
+	o.recordDuration(ctx, d, mattrs)
+	if u.InputTokens > 0 || u.OutputTokens > 0 {
+		n := len(mattrs)
+		in := append(mattrs[:n:n], keyTokenType.String("input"))
+		out := append(mattrs[:n:n], keyTokenType.String("output"))
+		o.tokenUsage.Record(ctx, int64(u.InputTokens), metric.WithAttributeSet(attribute.NewSet(in...)))
+		o.tokenUsage.Record(ctx, int64(u.OutputTokens), metric.WithAttributeSet(attribute.NewSet(out...)))
+	}
+}
+
+// chatMetricAttrs returns the attributes of a chat operation's measurements.
+func (o *Observer) chatMetricAttrs(reqModel, respModel, errType string) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, keyOperation.String(opChat))
+	if o.cfg.provider != "" {
+		attrs = append(attrs, keyProvider.String(o.cfg.provider))
+	}
+	if reqModel != "" {
+		attrs = append(attrs, keyRequestModel.String(reqModel))
+	}
+	if respModel != "" {
+		attrs = append(attrs, keyResponseModel.String(respModel))
+	}
+	if errType != "" {
+		attrs = append(attrs, keyErrorType.String(errType))
+	}
+	return attrs
+}
+
+func (o *Observer) recordDuration(ctx context.Context, d time.Duration, attrs []attribute.KeyValue) {
+	o.duration.Record(ctx, d.Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
+}
+
+func (o *Observer) toolStarted(e *runlet.ToolStarted) {
+	rs := o.lookup(e.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs = append(attrs, keyOperation.String(opTool), keyToolName.String(e.Call.Name),
+		keyToolType.String("function"))
+	if e.Call.ID != "" {
+		attrs = append(attrs, keyToolCallID.String(e.Call.ID))
+	}
+	if o.cfg.content && len(e.Call.Arguments) > 0 {
+		attrs = append(attrs, keyToolArgs.String(string(e.Call.Arguments)))
+	}
+	_, span := o.tracer.Start(rs.ctx, spanName(opTool, e.Call.Name),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithTimestamp(e.Time),
+		trace.WithAttributes(attrs...))
+	if rs.tools == nil {
+		rs.tools = make(map[string][]toolSpan)
+	}
+	rs.tools[e.Call.ID] = append(rs.tools[e.Call.ID], toolSpan{span, e.Time})
+}
+
+func (o *Observer) toolFinished(ctx context.Context, e *runlet.ToolFinished) {
+	rs := o.lookup(e.RunID)
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	spans := rs.tools[e.Call.ID]
+	if len(spans) == 0 {
+		return
+	}
+	span, start := spans[0].span, spans[0].start
+	if len(spans) == 1 {
+		delete(rs.tools, e.Call.ID)
+	} else {
+		rs.tools[e.Call.ID] = spans[1:]
+	}
+
+	metricAttrs := []attribute.KeyValue{keyOperation.String(opTool), keyToolName.String(e.Call.Name)}
+	if e.Result.IsError || e.ErrorKind != "" {
+		errType := orDefault(string(e.ErrorKind), "error")
+		span.SetAttributes(keyErrorType.String(errType))
+		span.SetStatus(codes.Error, errType)
+		metricAttrs = append(metricAttrs, keyErrorType.String(errType))
+	}
+	if o.cfg.content {
+		span.SetAttributes(keyToolResult.String(e.Result.Content))
+	}
+	span.End(trace.WithTimestamp(e.Time))
+	d := e.Duration
+	if d <= 0 {
+		d = e.Time.Sub(start)
+	}
+	o.recordDuration(ctx, d, metricAttrs)
+}
+
+// spanName returns "{operation} {target}", or the operation alone.
+func spanName(op, target string) string {
+	if target == "" {
+		return op
+	}
+	return op + " " + target
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
