@@ -101,7 +101,7 @@ func names(spans tracetest.SpanStubs) []string {
 func attrs(kvs []attribute.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -460,12 +460,12 @@ func allText(spans tracetest.SpanStubs) string {
 	for _, s := range spans {
 		b.WriteString(s.Name + "\n" + s.Status.Description + "\n")
 		for _, kv := range s.Attributes {
-			b.WriteString(kv.Value.Emit() + "\n")
+			b.WriteString(kv.Value.String() + "\n")
 		}
 		for _, e := range s.Events {
 			b.WriteString(e.Name + "\n")
 			for _, kv := range e.Attributes {
-				b.WriteString(kv.Value.Emit() + "\n")
+				b.WriteString(kv.Value.String() + "\n")
 			}
 		}
 	}
