@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -130,6 +131,32 @@ func (e *PolicyError) Error() string { return e.Err.Error() + " (policy " + e.Po
 
 // Unwrap returns the cause.
 func (e *PolicyError) Unwrap() error { return e.Err }
+
+// errorType classifies a run's error for RunFailed.ErrorType.
+func errorType(err error, policy string) string {
+	var pe *ProviderError
+	switch {
+	case policy != "":
+		return policy
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, ErrStreamIncomplete):
+		return "stream_incomplete"
+	case errors.Is(err, ErrMalformedStream):
+		return "malformed_response"
+	case errors.As(err, &pe) && pe.StatusCode != 0:
+		return strconv.Itoa(pe.StatusCode)
+	case errors.As(err, &pe) && pe.Code != "":
+		return pe.Code
+	case errors.As(err, &pe) && pe.Type != "":
+		return pe.Type
+	case errors.Is(err, ErrConflict):
+		return "conflict"
+	}
+	return "error"
+}
 
 // DenyError, returned by a BeforeToolCall hook, denies a call: the model sees
 // an is-error result with Reason and the run goes on.

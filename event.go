@@ -144,12 +144,15 @@ type RunFinished struct {
 
 // RunFailed ends a failed run. Policy names the policy that stopped it
 // ("max_turns", "usage_limit:total_tokens", "hook:BeforeModelCall", ...),
-// empty for other failures.
+// empty for other failures. ErrorType classifies the error in a few words
+// fit for metrics: the policy, "canceled", "timeout", the provider's HTTP
+// status ("429") or error code, "stream_incomplete", or "error".
 type RunFailed struct {
 	EventHeader
-	Error  string  `json:"error"`
-	Policy string  `json:"policy,omitempty"`
-	Result *Result `json:"result"`
+	Error     string  `json:"error"`
+	ErrorType string  `json:"error_type"`
+	Policy    string  `json:"policy,omitempty"`
+	Result    *Result `json:"result"`
 }
 
 func (*RunStarted) Type() string      { return "run.started" }

@@ -431,7 +431,7 @@ func (r *run) fail(err error, policy string) {
 			r.transition(StateFailed)
 		}
 	}
-	r.emitTerminal(&RunFailed{Error: err.Error(), Policy: policy, Result: r.result}, err)
+	r.emitTerminal(&RunFailed{Error: err.Error(), ErrorType: errorType(err, policy), Policy: policy, Result: r.result}, err)
 }
 
 func (r *run) transition(to State) {

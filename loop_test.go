@@ -296,7 +296,7 @@ func TestMaxTurns(t *testing.T) {
 		t.Fatalf("policy error = %v", err)
 	}
 	failed := evs[len(evs)-1].(*runlet.RunFailed)
-	if failed.Policy != "max_turns" || failed.Result.Turns != 3 || failed.Result.Status != runlet.StatusFailed {
+	if failed.Policy != "max_turns" || failed.ErrorType != "max_turns" || failed.Result.Turns != 3 || failed.Result.Status != runlet.StatusFailed {
 		t.Fatalf("failed = %+v", failed)
 	}
 	if terminalCount(evs) != 1 {
@@ -727,5 +727,28 @@ func TestBadAgentTools(t *testing.T) {
 	}
 	if len(model.Requests()) != 0 {
 		t.Fatal("the model was called")
+	}
+}
+
+func TestRunFailedErrorType(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&runlet.ProviderError{StatusCode: 503, Message: "down"}, "503"},
+		{&runlet.ProviderError{Type: "overloaded_error", Message: "busy"}, "overloaded_error"},
+		{&runlet.ProviderError{Message: "cut", Err: runlet.ErrStreamIncomplete}, "stream_incomplete"},
+		{context.DeadlineExceeded, "timeout"},
+		{errors.New("boom"), "error"},
+	}
+	for _, tc := range cases {
+		model := runlettest.NewModel(runlettest.ErrorReply(tc.err))
+		evs, err := collect(t, runlet.NewRuntime().Stream(context.Background(), &runlet.Agent{Model: model}, "hi"))
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if got := evs[len(evs)-1].(*runlet.RunFailed).ErrorType; got != tc.want {
+			t.Errorf("%v: error type %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -18,8 +18,9 @@
 //     every model call) and the gen_ai.client.operation.duration histogram
 //     (seconds, for invoke_agent, chat and execute_tool operations).
 //
-// A failed run's span has status Error and error.type set to the policy that
-// stopped it ("max_turns", ...) or "error"; an interrupted run's span ends
+// A failed run's span has status Error and error.type set to the run's
+// [runlet.RunFailed] ErrorType (the policy that stopped it, "timeout", the
+// provider's HTTP status, ...); an interrupted run's span ends
 // normally with runlet.run.status "interrupted" and runlet.run.pending. Run
 // spans also carry runlet.run.id, runlet.run.turns and the run's token usage.
 //
@@ -245,9 +246,9 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 	case *runlet.RunInterrupted:
 		o.endRun(ctx, e.EventHeader, e.Result, "", "", "")
 	case *runlet.RunFailed:
-		errType := e.Policy
+		errType := e.ErrorType
 		if errType == "" {
-			errType = "error"
+			errType = orDefault(e.Policy, "error")
 		}
 		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
 	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta:

@@ -277,7 +277,7 @@ func TestFailedRun(t *testing.T) {
 		desc      string
 		chatError bool
 	}{
-		{"provider error", weatherAgent(runlettest.ErrorReply(&runlet.ProviderError{Provider: "fake", StatusCode: 429, Message: "slow down"})), nil, "error", "slow down", true},
+		{"provider error", weatherAgent(runlettest.ErrorReply(&runlet.ProviderError{Provider: "fake", StatusCode: 429, Message: "slow down"})), nil, "429", "slow down", true},
 		{"max turns", weatherAgent(), []runlet.Option{runlet.WithMaxTurns(1)}, "max_turns", "max_turns", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
