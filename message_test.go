@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -277,5 +278,31 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	}
 	if _, err := runlet.NewToolE("", "", func(context.Context, in) (string, error) { return "", nil }); err == nil {
 		t.Fatal("empty name accepted")
+	}
+}
+
+// Parts grow while earlier ones are still being written (interleaved
+// parallel tool calls): each call's arguments must come out whole.
+func TestAccumulatorInterleavedGrowth(t *testing.T) {
+	var a runlet.Accumulator
+	const calls = 40
+	for i := range calls {
+		a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: i, ID: fmt.Sprint("c", i), Name: "f", Delta: `{"n":`})
+		for j := range i {
+			a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: j, Delta: " "})
+		}
+	}
+	for i := range calls {
+		a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: i, Delta: fmt.Sprint(i, "}")})
+	}
+	got := a.Message().ToolCalls()
+	if len(got) != calls {
+		t.Fatalf("%d calls", len(got))
+	}
+	for i, c := range got {
+		var v struct{ N int }
+		if err := json.Unmarshal(c.Arguments, &v); err != nil || v.N != i || c.ID != fmt.Sprint("c", i) {
+			t.Fatalf("call %d: %s %v", i, c.Arguments, err)
+		}
 	}
 }
