@@ -193,6 +193,15 @@ func rewrite(v any, comp string) any {
 			}
 		}
 	}
+	// In OpenAPI a discriminator, not the oneOf count, picks the branch; when
+	// branches overlap (InputItem's EasyInputMessage and Item both accept a
+	// user message with a content list) a strict oneOf rejects valid bodies.
+	if one, ok := s["oneOf"]; ok {
+		if _, disc := s["discriminator"]; disc {
+			s["anyOf"] = one
+			delete(s, "oneOf")
+		}
+	}
 	if ref, ok := s["$ref"].(string); ok {
 		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
 			s["$ref"] = "#/$defs/" + name
