@@ -88,6 +88,30 @@ func (c *Client) Retry(ctx context.Context, attempt func() (yielded bool, err er
 	}
 }
 
+// RetryStream runs one streaming exchange (once) under Retry. once sends
+// its events through emit, which forwards them to yield and notes that
+// something reached the caller, after which a failure is no longer retried.
+// It returns the final error, or nil when the stream completed or the caller
+// stopped ranging; the adapter yields the error itself (after redacting it).
+func (c *Client) RetryStream(ctx context.Context, yield func(runlet.StreamEvent, error) bool, once func(emit func(runlet.StreamEvent) bool) error) error {
+	yielded, stopped := false, false
+	emit := func(ev runlet.StreamEvent) bool {
+		yielded = true
+		if !yield(ev, nil) {
+			stopped = true
+		}
+		return !stopped
+	}
+	err := c.Retry(ctx, func() (bool, error) {
+		err := once(emit)
+		return yielded, err
+	})
+	if stopped {
+		return nil
+	}
+	return err
+}
+
 // PostOnce sends body to url once and returns a 2xx response, whose body
 // the caller must close. Any other outcome is an error:
 // *runlet.ProviderError for HTTP and connection failures (Retryable set when

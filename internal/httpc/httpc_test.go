@@ -250,3 +250,48 @@ func TestReadBody(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryStream(t *testing.T) {
+	perr := &runlet.ProviderError{Message: "cut", Retryable: true}
+	ev := runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: "x"}
+	cases := []struct {
+		name     string
+		attempts []func(emit func(runlet.StreamEvent) bool) error
+		stopAt   int // the caller stops after this many events (0: never)
+		calls    int
+		events   int
+		err      bool
+	}{
+		{"fails before any event: retried", []func(func(runlet.StreamEvent) bool) error{
+			func(func(runlet.StreamEvent) bool) error { return perr },
+			func(emit func(runlet.StreamEvent) bool) error { emit(ev); return nil },
+		}, 0, 2, 1, false},
+		{"fails after an event: final", []func(func(runlet.StreamEvent) bool) error{
+			func(emit func(runlet.StreamEvent) bool) error { emit(ev); return perr },
+			func(emit func(runlet.StreamEvent) bool) error { emit(ev); return nil },
+		}, 0, 1, 1, true},
+		{"caller stops: no error", []func(func(runlet.StreamEvent) bool) error{
+			func(emit func(runlet.StreamEvent) bool) error {
+				for emit(ev) {
+				}
+				return perr
+			},
+		}, 2, 1, 2, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			calls, events := 0, 0
+			yield := func(runlet.StreamEvent, error) bool {
+				events++
+				return tc.stopAt == 0 || events < tc.stopAt
+			}
+			err := fastClient(3).RetryStream(context.Background(), yield, func(emit func(runlet.StreamEvent) bool) error {
+				calls++
+				return tc.attempts[calls-1](emit)
+			})
+			if calls != tc.calls || events != tc.events || (err != nil) != tc.err {
+				t.Fatalf("calls %d events %d err %v", calls, events, err)
+			}
+		})
+	}
+}

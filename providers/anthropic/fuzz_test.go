@@ -57,7 +57,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var deltas []runlet.StreamEvent
 		var resp *runlet.ModelResponse
-		_, err := m.readStream(context.Background(), io.NopCloser(bytes.NewReader(data)), func(ev runlet.StreamEvent) bool {
+		err := m.readStream(context.Background(), io.NopCloser(bytes.NewReader(data)), func(ev runlet.StreamEvent) bool {
 			if resp != nil {
 				t.Fatal("event after StreamDone")
 			}

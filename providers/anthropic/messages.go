@@ -40,14 +40,14 @@ func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*run
 		return nil, m.redact(err)
 	}
 	var out *runlet.ModelResponse
-	err = m.retry(ctx, func() (bool, error) {
+	err = m.cfg.client.Retry(ctx, func() (bool, error) {
 		resp, err := m.post(ctx, b)
 		if err != nil {
 			return false, err
 		}
 		if isEventStream(resp.Header) {
 			// A gateway that streams anyway: assemble the events.
-			_, err = m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
+			err = m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
 				if ev.Kind == runlet.StreamDone {
 					out = ev.Response
 				}
@@ -75,37 +75,29 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 			yield(runlet.StreamEvent{}, m.redact(err))
 			return
 		}
-		stopped := false
-		err = m.retry(ctx, func() (bool, error) {
+		err = m.cfg.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
 			resp, err := m.post(ctx, b)
 			if err != nil {
-				return false, err
-			}
-			emit := func(ev runlet.StreamEvent) bool {
-				if !yield(ev, nil) {
-					stopped = true
-					return false
-				}
-				return true
+				return err
 			}
 			if isJSON(resp.Header) {
 				// A gateway that ignores "stream": answer with the whole message.
 				out, err := m.readResponse(ctx, resp)
 				if err != nil {
-					return false, err
+					return err
 				}
 				emitResponse(out, emit)
-				return true, nil
+				return nil
 			}
 			return m.readStream(ctx, resp.Body, emit)
 		})
-		if err != nil && !stopped {
+		if err != nil {
 			yield(runlet.StreamEvent{}, m.redact(err))
 		}
 	}
 }
 
-// post sends one request (the retry loop is m.retry's).
+// post sends one request (the retry loop is the client's).
 func (m *Messages) post(ctx context.Context, b built) (*http.Response, error) {
 	client := m.cfg.client
 	if b.betas != "" {
@@ -115,13 +107,6 @@ func (m *Messages) post(ctx context.Context, b built) (*http.Response, error) {
 		client = &c
 	}
 	return client.PostOnce(ctx, m.cfg.url, b.body)
-}
-
-// retry runs attempt with the shared HTTP layer's retry policy
-// (Config.MaxRetries, backoff, Retry-After): until it succeeds, fails for
-// good, or has yielded something to the caller.
-func (m *Messages) retry(ctx context.Context, attempt func() (yielded bool, err error)) error {
-	return m.cfg.client.Retry(ctx, attempt)
 }
 
 // ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
@@ -198,9 +183,9 @@ func emitResponse(resp *runlet.ModelResponse, emit func(runlet.StreamEvent) bool
 }
 
 // readStream decodes an event stream, calling emit for each delta and
-// finally for StreamDone. It reports whether anything was emitted; a
-// consumer that stops (emit returns false) ends it without error.
-func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func(runlet.StreamEvent) bool) (yielded bool, err error) {
+// finally for StreamDone. A consumer that stops (emit returns false) ends
+// it without error.
+func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func(runlet.StreamEvent) bool) error {
 	defer body.Close()
 	r := sse.NewReader(body)
 	d := newDecoder(m.cfg.name)
@@ -208,15 +193,15 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 		ev, err := r.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return yielded, ctx.Err()
+				return ctx.Err()
 			}
 			if errors.Is(err, io.EOF) {
-				return yielded, d.incomplete(nil)
+				return d.incomplete(nil)
 			}
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				return yielded, &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+				return &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 			}
-			return yielded, d.incomplete(err)
+			return d.incomplete(err)
 		}
 		out, ok, err := d.decode(ev.Type, ev.Data)
 		if err != nil {
@@ -228,20 +213,17 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 					if errors.As(err, &perr) && perr.Err != nil {
 						err = perr.Err
 					}
-					return yielded, d.incomplete(err)
+					return d.incomplete(err)
 				}
 			}
-			return yielded, err
+			return err
 		}
-		if ok {
-			yielded = true
-			if !emit(out) {
-				return true, nil
-			}
+		if ok && !emit(out) {
+			return nil
 		}
 		if d.done {
 			emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: d.response()})
-			return true, nil
+			return nil
 		}
 	}
 }

@@ -214,19 +214,10 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		yielded, stopped := false, false
-		emit := func(ev runlet.StreamEvent) bool {
-			yielded = true
-			if !yield(ev, nil) {
-				stopped = true
-			}
-			return !stopped
-		}
-		err = m.r.client.Retry(ctx, func() (bool, error) {
-			err := m.streamOnce(ctx, b, emit)
-			return yielded, err
+		err = m.r.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
+			return m.streamOnce(ctx, b, emit)
 		})
-		if err != nil && !stopped {
+		if err != nil {
 			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
 		}
 	}
