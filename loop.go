@@ -223,6 +223,7 @@ func (r *run) think() (*ModelResponse, bool) {
 			}
 		}
 	}
+	r.nameCalls(resp)
 	u := resp.Usage
 	if u.Requests == 0 {
 		u.Requests = 1
@@ -241,6 +242,21 @@ func (r *run) think() (*ModelResponse, bool) {
 		return nil, false
 	}
 	return resp, true
+}
+
+// nameCalls gives tool calls without an ID (some servers send none) one that
+// is unique in the run, so each result can name its call.
+func (r *run) nameCalls(resp *ModelResponse) {
+	cloned := false
+	for i, p := range resp.Message.Parts {
+		if c, ok := p.(ToolCallPart); ok && c.ID == "" {
+			if !cloned { // the parts may be shared with the model
+				resp.Message.Parts, cloned = slices.Clone(resp.Message.Parts), true
+			}
+			c.ID = fmt.Sprintf("call_t%d_%d", r.info.Turn, i)
+			resp.Message.Parts[i] = c
+		}
+	}
 }
 
 func (r *run) buildRequest() *ModelRequest {

@@ -752,3 +752,33 @@ func TestRunFailedErrorType(t *testing.T) {
 		}
 	}
 }
+
+func TestToolCallsWithoutIDsGetUniqueOnes(t *testing.T) {
+	noID := runlettest.ToolCallReply(runlettest.Call("", "get_weather", `{"city":"A"}`), runlettest.Call("", "get_weather", `{"city":"B"}`))
+	model := runlettest.NewModel(noID, noID, runlettest.TextReply("ok"))
+	res, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{weatherTool()}}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range res.Messages {
+		for _, c := range m.ToolCalls() {
+			if c.ID == "" || seen[c.ID] {
+				t.Fatalf("call ID %q empty or repeated", c.ID)
+			}
+			seen[c.ID] = true
+		}
+	}
+	// Each result names its call.
+	for _, i := range []int{1, 3} {
+		calls := res.Messages[i].ToolCalls()
+		for k, p := range res.Messages[i+1].Parts {
+			if p.(runlet.ToolResultPart).CallID != calls[k].ID {
+				t.Fatalf("result %d does not name call %s", k, calls[k].ID)
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Fatalf("%d ids", len(seen))
+	}
+}
