@@ -168,11 +168,11 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 	slow := runlet.NewTool("slow", "sleeps", func(ctx context.Context, _ struct{}) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
-	}, runlet.WithTimeout(20*time.Millisecond))
+	}, runlet.WithCallTimeout(20*time.Millisecond))
 	stubborn := runlet.NewTool("stubborn", "ignores its context", func(ctx context.Context, _ struct{}) (string, error) {
 		time.Sleep(150 * time.Millisecond)
 		return "late", nil
-	}, runlet.WithTimeout(20*time.Millisecond))
+	}, runlet.WithCallTimeout(20*time.Millisecond))
 	big := runlet.NewTool("big", "huge output", func(ctx context.Context, _ struct{}) (string, error) {
 		return strings.Repeat("é", 100), nil // 200 bytes
 	})

@@ -259,7 +259,7 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	}
 	tool := runlet.NewTool("search", "Search.", func(ctx context.Context, in in) (out, error) {
 		return out{Hits: []string{in.Query}}, nil
-	}, runlet.WithTimeout(time.Second))
+	}, runlet.WithCallTimeout(time.Second))
 	spec := tool.Spec()
 	b, _ := json.Marshal(spec.InputSchema)
 	if !strings.Contains(string(b), `"query"`) || !strings.Contains(string(b), "what to look for") || !strings.Contains(string(b), `"required":["query"]`) {

@@ -34,8 +34,9 @@ type ToolPolicy struct {
 // ToolOption configures a tool made by NewTool.
 type ToolOption func(*FuncTool)
 
-// WithTimeout bounds each call of the tool.
-func WithTimeout(d time.Duration) ToolOption {
+// WithCallTimeout bounds each call of the tool (the runtime's WithToolTimeout
+// applies to tools without one).
+func WithCallTimeout(d time.Duration) ToolOption {
 	return func(t *FuncTool) { t.policy.Timeout = d }
 }
 
@@ -44,8 +45,8 @@ func RequireApproval() ToolOption {
 	return func(t *FuncTool) { t.policy.RequiresApproval = true }
 }
 
-// WithSchema replaces the inferred input schema.
-func WithSchema(s *jsonschema.Schema) ToolOption {
+// WithInputSchema replaces the inferred input schema.
+func WithInputSchema(s *jsonschema.Schema) ToolOption {
 	return func(t *FuncTool) { t.spec.InputSchema = s }
 }
 
