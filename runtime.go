@@ -89,7 +89,10 @@ func WithLimits(l UsageLimits) Option { return func(rt *Runtime) { rt.limits = l
 // (DefaultToolConcurrency if unset; 1 runs them one by one).
 func WithToolConcurrency(n int) Option { return func(rt *Runtime) { rt.toolConcurrency = n } }
 
-// WithToolTimeout bounds every tool call that has no timeout of its own.
+// WithToolTimeout bounds every tool call that has no timeout of its own. A
+// timed-out call becomes an is-error result; the tool's context is
+// cancelled, and a tool that does not return within 100 ms of that is
+// abandoned (its goroutine ends whenever the tool does).
 func WithToolTimeout(d time.Duration) Option { return func(rt *Runtime) { rt.toolTimeout = d } }
 
 // WithMaxToolOutput sets the size in bytes above which a tool's output is
@@ -202,7 +205,8 @@ func (rt *Runtime) Run(ctx context.Context, agent *Agent, input string, opts ...
 // *RunFailed (yielded together with the error). The run starts when the
 // caller ranges; breaking out of the loop cancels it — the model stream is
 // closed, running tools see their context cancelled — and returns only
-// after everything it started has stopped.
+// after everything it started has stopped (a tool that ignores its context
+// is abandoned after a grace period of 100 ms; see WithToolTimeout).
 func (rt *Runtime) Stream(ctx context.Context, agent *Agent, input string, opts ...RunOption) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		r := rt.newRun(ctx, agent, input, opts, yield)
