@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
+
+	"github.com/runlet/runlet"
 )
 
 // AnthropicServer is a fake Anthropic Messages API (POST /v1/messages) on
@@ -21,6 +24,12 @@ type AnthropicServer struct {
 	*httptest.Server
 	wire
 	script[AnthropicResponse]
+
+	// ChunkSize splits streamed text, thinking and tool input into deltas
+	// of at most this many runes, for responses that set none; zero means
+	// DefaultChunkSize and negative one delta per block. Set it before the
+	// first request.
+	ChunkSize int
 }
 
 // AnthropicResponse is one scripted answer.
@@ -31,9 +40,9 @@ type AnthropicResponse struct {
 	// StopReason defaults to "tool_use" when Content has a tool_use block,
 	// else "end_turn".
 	StopReason string
-	Usage      AnthropicUsage
-	// ChunkSize splits streamed text, thinking and tool input into deltas
-	// of at most this many runes; 0 sends each block in one delta.
+	// Usage is reported as given; the zero value reports EstimateUsage.
+	Usage AnthropicUsage
+	// ChunkSize overrides the server's ChunkSize for this response.
 	ChunkSize int
 	// Error, when set, is the answer instead: for a non-streaming request an
 	// HTTP error (Error.Status) with the error envelope; for a stream an
@@ -70,14 +79,11 @@ type AnthropicUsage struct {
 	CacheCreationInputTokens, CacheReadInputTokens int
 }
 
-// AnthropicError is an error answer. Status defaults to 529 for
-// "overloaded_error", 429 for "rate_limit_error", 400 for
-// "invalid_request_error", 401 for "authentication_error", 404 for
-// "not_found_error" and 500 otherwise.
-type AnthropicError struct {
-	Status        int
-	Type, Message string
-}
+// AnthropicError is an error answer (the same type on every fake server;
+// Anthropic's envelope has no Code). A zero Status is ErrorStatus(Type,
+// Code): 529 for "overloaded_error", 429 for "rate_limit_error", 400 for
+// "invalid_request_error", and so on.
+type AnthropicError = WireError
 
 // AnthropicText returns a text block.
 func AnthropicText(text string) AnthropicBlock { return AnthropicBlock{Type: "text", Text: text} }
@@ -100,9 +106,46 @@ func AnthropicRedactedThinking(data string) AnthropicBlock {
 // NewAnthropicServer starts a fake Messages API that answers the given
 // responses in order. The caller must Close it.
 func NewAnthropicServer(responses ...AnthropicResponse) *AnthropicServer {
-	s := &AnthropicServer{script: script[AnthropicResponse]{queue: responses}}
+	s := &AnthropicServer{script: script[AnthropicResponse]{queue: responses, fromReply: anthropicFromReply}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// BaseURL is the root to configure the adapter with
+// (anthropic.Config.BaseURL); requests go to BaseURL()+"/v1/messages".
+func (s *AnthropicServer) BaseURL() string { return s.URL }
+
+// anthropicFromReply renders a provider-neutral reply.
+func anthropicFromReply(w WireReply) AnthropicResponse {
+	r := AnthropicResponse{ID: w.ID, Model: w.Model, Error: w.Error, ErrorAfter: w.ErrorAfter, Body: w.Body}
+	if w.Reasoning != "" || w.ReasoningSignature != "" {
+		r.Content = append(r.Content, AnthropicThinking(w.Reasoning, w.ReasoningSignature))
+	}
+	if w.Text != "" || len(w.ToolCalls) == 0 {
+		r.Content = append(r.Content, AnthropicText(w.Text))
+	}
+	for _, c := range w.ToolCalls {
+		r.Content = append(r.Content, AnthropicToolUse(c.ID, c.Name, c.Arguments))
+	}
+	switch w.Finish {
+	case "":
+	case runlet.FinishStop:
+		r.StopReason = "end_turn"
+	case runlet.FinishToolCalls:
+		r.StopReason = "tool_use"
+	case runlet.FinishLength:
+		r.StopReason = "max_tokens"
+	case runlet.FinishContentFilter, runlet.FinishRefusal:
+		r.StopReason = "refusal"
+	case runlet.FinishPause:
+		r.StopReason = "pause_turn"
+	default:
+		r.StopReason = string(w.Finish)
+	}
+	if u := w.Usage; u != nil {
+		r.Usage = AnthropicUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CachedTokens}
+	}
+	return r
 }
 
 // Enqueue appends responses to the script.
@@ -170,6 +213,19 @@ func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 	if resp.Model == "" {
 		resp.Model = body.Model
 	}
+	resp.ChunkSize = chunkSize(s.ChunkSize, resp.ChunkSize)
+	resp.Content = slices.Clone(resp.Content)
+	var output []string
+	for i, b := range resp.Content {
+		if b.Type == "tool_use" && b.ID == "" {
+			resp.Content[i].ID = "toolu_runlettest_" + strconv.Itoa(n) + "_" + strconv.Itoa(i)
+		}
+		output = append(output, b.Text, b.Thinking, b.Name, b.Input)
+	}
+	if resp.Usage == (AnthropicUsage{}) {
+		e := EstimateUsage(len(req.Body), output...)
+		resp.Usage = AnthropicUsage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+	}
 	if resp.Body != nil {
 		if body.Stream {
 			rw.Header().Set("Content-Type", "text/event-stream")
@@ -199,27 +255,8 @@ func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 }
 
 func writeAnthropicError(rw http.ResponseWriter, e *AnthropicError, reqID string) {
-	status := e.Status
-	if status == 0 {
-		switch e.Type {
-		case "overloaded_error":
-			status = 529
-		case "rate_limit_error":
-			status = http.StatusTooManyRequests
-		case "invalid_request_error":
-			status = http.StatusBadRequest
-		case "authentication_error":
-			status = http.StatusUnauthorized
-		case "permission_error":
-			status = http.StatusForbidden
-		case "not_found_error":
-			status = http.StatusNotFound
-		default:
-			status = http.StatusInternalServerError
-		}
-	}
 	rw.Header().Set("Content-Type", "application/json")
-	rw.WriteHeader(status)
+	rw.WriteHeader(e.status())
 	_, _ = rw.Write(anthropicErrorBody(e, reqID))
 }
 

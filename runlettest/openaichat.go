@@ -37,9 +37,9 @@ type OpenAIChatServer struct {
 	wire
 
 	// ChunkSize is the size of each streamed text, reasoning, refusal or
-	// argument delta, in units of Split; zero or negative means 4. A
-	// reply's Deltas overrides it for that reply's text. Set it (and the
-	// other fields) before the first request.
+	// argument delta, in units of Split; zero means DefaultChunkSize and
+	// negative one delta per string. A reply's Deltas overrides it for that
+	// reply's text. Set it (and the other fields) before the first request.
 	ChunkSize int
 	// Split says where streamed strings are cut; see ChatSplit.
 	Split ChatSplit
@@ -86,7 +86,8 @@ type OpenAIChatReply struct {
 	// FinishReason defaults to "tool_calls" when there are tool calls, else
 	// "stop".
 	FinishReason string
-	// Usage is reported as given; nil reports a rough estimate.
+	// Usage is reported as given; nil reports EstimateUsage (reasoning
+	// tokens: a quarter of the reasoning's runes).
 	Usage *OpenAIChatUsage
 	// Deltas, when positive, streams Text in exactly this many deltas (as
 	// evenly as Split allows), overriding ChunkSize.
@@ -117,19 +118,14 @@ type OpenAIChatUsage struct {
 	ReasoningTokens, CachedTokens               int
 }
 
-// OpenAIChatError is an error answer. Status defaults to 429 for
-// "rate_limit_exceeded" codes or "rate_limit_error" types, 400 for
-// "invalid_request_error", 401 for "authentication_error" and 500
-// otherwise; it is unused in streams.
-type OpenAIChatError struct {
-	Status              int
-	Type, Code, Message string
-}
+// OpenAIChatError is an error answer (the same type on every fake server);
+// a zero Status is ErrorStatus(Type, Code). Streams ignore Status.
+type OpenAIChatError = WireError
 
 // NewOpenAIChatServer starts a fake Chat Completions API that answers the
 // given replies in order. Close it when done.
 func NewOpenAIChatServer(replies ...OpenAIChatReply) *OpenAIChatServer {
-	s := &OpenAIChatServer{script: script[OpenAIChatReply]{queue: append([]OpenAIChatReply(nil), replies...)}}
+	s := &OpenAIChatServer{script: script[OpenAIChatReply]{queue: append([]OpenAIChatReply(nil), replies...), fromReply: chatFromReply}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -209,7 +205,7 @@ func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Stream {
-		s.stream(rw, &reply, fault, body.StreamOptions.IncludeUsage, len(body.Messages))
+		s.stream(rw, &reply, fault, body.StreamOptions.IncludeUsage, len(req.Body))
 		return
 	}
 	if reply.Error != nil {
@@ -220,7 +216,7 @@ func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 		resetConn(rw)
 		return
 	}
-	out := chatFakeCompletion(&reply, len(body.Messages))
+	out := chatFakeCompletion(&reply, len(req.Body))
 	rw.Header().Set("Content-Type", "application/json")
 	if fault != nil && fault.Truncate {
 		out = out[:len(out)/2] // no Content-Length: the client sees a clean end mid-JSON
@@ -232,21 +228,8 @@ func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 }
 
 func chatFakeError(rw http.ResponseWriter, e *OpenAIChatError) {
-	status := e.Status
-	if status == 0 {
-		switch {
-		case e.Code == "rate_limit_exceeded" || e.Type == "rate_limit_error":
-			status = http.StatusTooManyRequests
-		case e.Type == "invalid_request_error":
-			status = http.StatusBadRequest
-		case e.Type == "authentication_error":
-			status = http.StatusUnauthorized
-		default:
-			status = http.StatusInternalServerError
-		}
-	}
 	rw.Header().Set("Content-Type", "application/json")
-	rw.WriteHeader(status)
+	rw.WriteHeader(e.status())
 	_, _ = rw.Write(chatFakeErrorBody(e))
 }
 
@@ -283,7 +266,7 @@ type chatFakeUsageJSON struct {
 	} `json:"completion_tokens_details"`
 }
 
-func (r *OpenAIChatReply) usage(messages int) chatFakeUsageJSON {
+func (r *OpenAIChatReply) usage(requestBytes int) chatFakeUsageJSON {
 	var u chatFakeUsageJSON
 	if r.Usage != nil {
 		u.PromptTokens, u.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
@@ -291,14 +274,13 @@ func (r *OpenAIChatReply) usage(messages int) chatFakeUsageJSON {
 		u.PromptTokensDetails.CachedTokens = r.Usage.CachedTokens
 		u.CompletionTokensDetails.ReasoningTokens = r.Usage.ReasoningTokens
 	} else {
-		// A rough estimate: about four characters per token.
-		u.PromptTokens = 10 * messages
-		out := len(r.Text) + len(r.Refusal) + len(r.Reasoning)
+		out := []string{r.Text, r.Refusal, r.Reasoning}
 		for _, c := range r.ToolCalls {
-			out += len(c.Name) + len(c.Arguments)
+			out = append(out, c.Name, c.Arguments)
 		}
-		u.CompletionTokens = out/4 + 1
-		u.CompletionTokensDetails.ReasoningTokens = len(r.Reasoning) / 4
+		e := EstimateUsage(requestBytes, out...)
+		u.PromptTokens, u.CompletionTokens = e.InputTokens, e.OutputTokens
+		u.CompletionTokensDetails.ReasoningTokens = utf8.RuneCountInString(r.Reasoning) / 4
 	}
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
@@ -306,7 +288,24 @@ func (r *OpenAIChatReply) usage(messages int) chatFakeUsageJSON {
 	return u
 }
 
-func chatFakeCompletion(r *OpenAIChatReply, messages int) []byte {
+// chatFromReply renders a provider-neutral reply.
+func chatFromReply(w WireReply) OpenAIChatReply {
+	r := OpenAIChatReply{ID: w.ID, Model: w.Model, Text: w.Text, Reasoning: w.Reasoning,
+		Error: w.Error, ErrorAfter: w.ErrorAfter, Body: w.Body}
+	if w.Finish != "" {
+		r.FinishReason = string(w.finish())
+	}
+	for _, c := range w.ToolCalls {
+		r.ToolCalls = append(r.ToolCalls, OpenAIChatToolCall(c))
+	}
+	if u := w.Usage; u != nil {
+		r.Usage = &OpenAIChatUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens,
+			ReasoningTokens: u.ReasoningTokens, CachedTokens: u.CachedTokens}
+	}
+	return r
+}
+
+func chatFakeCompletion(r *OpenAIChatReply, requestBytes int) []byte {
 	type fn struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
@@ -337,7 +336,7 @@ func chatFakeCompletion(r *OpenAIChatReply, messages int) []byte {
 		"choices": []any{map[string]any{
 			"index": 0, "message": msg, "logprobs": nil, "finish_reason": r.finishReason(),
 		}},
-		"usage":              r.usage(messages),
+		"usage":              r.usage(requestBytes),
 		"service_tier":       "default",
 		"system_fingerprint": "fp_runlettest",
 	})
@@ -379,7 +378,7 @@ func (c *chatChunkWriter) choice(delta []byte, finish string) bool {
 	return c.w.event("", b)
 }
 
-func (s *OpenAIChatServer) stream(rw http.ResponseWriter, r *OpenAIChatReply, f *Fault, includeUsage bool, messages int) {
+func (s *OpenAIChatServer) stream(rw http.ResponseWriter, r *OpenAIChatReply, f *Fault, includeUsage bool, requestBytes int) {
 	w := newSSEWriter(rw, f)
 	cw := &chatChunkWriter{w: w, split: s.Split}
 	p := append([]byte(nil), `{"id":`...)
@@ -391,10 +390,7 @@ func (s *OpenAIChatServer) stream(rw http.ResponseWriter, r *OpenAIChatReply, f 
 	p = append(p, `,"system_fingerprint":"fp_runlettest","choices":[`...)
 	cw.prefix = p
 
-	size := s.ChunkSize
-	if size <= 0 {
-		size = 4
-	}
+	size := chunkSize(s.ChunkSize, 0)
 	var delta []byte
 	// sent counts events for ErrorAfter; an error is sent once that many
 	// events went out (before the next one), or after the content.
@@ -450,7 +446,7 @@ func (s *OpenAIChatServer) stream(rw http.ResponseWriter, r *OpenAIChatReply, f 
 		return
 	}
 	if includeUsage {
-		u, _ := json.Marshal(r.usage(messages))
+		u, _ := json.Marshal(r.usage(requestBytes))
 		b := append(cw.buf[:0], cw.prefix...)
 		b = append(b, `],"usage":`...)
 		b = append(b, u...)
@@ -557,6 +553,9 @@ func chatSplitText(s string, size, n int, split ChatSplit) []string {
 		}
 	}
 	total := len(units)
+	if size <= 0 {
+		size = total
+	}
 	if n > 0 {
 		size = (total + n - 1) / n
 		if size == 0 {
@@ -579,6 +578,9 @@ func chatSplitText(s string, size, n int, split ChatSplit) []string {
 // chatAppendString turns into the lone \u escape.
 func chatSplitUTF16(s string, size, n int) []string {
 	units := utf16.Encode([]rune(s))
+	if size <= 0 {
+		size = len(units)
+	}
 	if n > 0 {
 		size = max(1, (len(units)+n-1)/n)
 	}

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/runlet/runlet"
 )
 
 // OpenAIResponsesServer is a fake OpenAI Responses API (POST .../responses)
@@ -37,8 +38,8 @@ type OpenAIResponsesServer struct {
 	wire
 
 	// ChunkSize is the number of runes per streamed delta (text, arguments,
-	// reasoning summary); zero or negative streams each text in one delta.
-	// Set it before the first request.
+	// reasoning summary); zero means DefaultChunkSize and negative streams
+	// each text in one delta. Set it before the first request.
 	ChunkSize int
 
 	script[ResponsesTurn]
@@ -58,8 +59,14 @@ type ResponsesTurn struct {
 	// Fail, when non-nil, fails the response after its items: a stream gets
 	// an "error" event and response.failed; a JSON body has status "failed".
 	Fail *ResponsesError
-	// Usage is reported as given; the zero value reports a rough estimate.
+	// Usage is reported as given; the zero value reports EstimateUsage.
 	Usage ResponsesUsage
+	// Error, when set, is the answer instead: for a non-streaming request
+	// an HTTP error (Error.Status, see ErrorStatus) in the API's error
+	// envelope; for a stream an "error" event after ErrorAfter events, on
+	// an HTTP 200 stream that then ends without a terminal event.
+	Error      *WireError
+	ErrorAfter int
 }
 
 // ResponsesError is the error of a failed response.
@@ -115,7 +122,7 @@ func ResponsesReasoning(encrypted string, summary ...string) ResponsesItem {
 // NewOpenAIResponsesServer starts a fake Responses API serving turns in
 // order. Close it when done.
 func NewOpenAIResponsesServer(turns ...ResponsesTurn) *OpenAIResponsesServer {
-	s := &OpenAIResponsesServer{script: script[ResponsesTurn]{queue: slices.Clone(turns)}}
+	s := &OpenAIResponsesServer{script: script[ResponsesTurn]{queue: slices.Clone(turns), fromReply: respFromReply}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -173,7 +180,12 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		respFakeError(rw, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("runlettest: no scripted response left (request %d)", seq))
 		return
 	}
-	chunk := s.ChunkSize
+	chunk := chunkSize(s.ChunkSize, 0)
+	if turn.Error != nil && (!body.Stream || turn.ErrorAfter <= 0) {
+		rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
+		respFakeError(rw, turn.Error.status(), turn.Error.Type, turn.Error.Code, turn.Error.Message)
+		return
+	}
 
 	resp := respFakeBuild(turn, seq, body.Model, slices.Contains(body.Include, "reasoning.encrypted_content"), len(req.Body))
 	if !body.Stream {
@@ -191,7 +203,40 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
-	respFakeStream(newSSEWriter(rw, fault), resp, chunk)
+	w := newSSEWriter(rw, fault)
+	if turn.Error != nil && fault == nil {
+		w.fault = &Fault{Truncate: true, AfterEvents: turn.ErrorAfter}
+	}
+	respFakeStream(w, resp, chunk)
+	if turn.Error != nil && fault == nil && w.stopped {
+		w.fault, w.stopped = nil, false
+		data, _ := json.Marshal(&respFakeErrorEvent{Type: "error", SequenceNumber: w.events, Code: turn.Error.Code, Message: turn.Error.Message})
+		w.event("error", data)
+	}
+}
+
+// respFromReply renders a provider-neutral reply.
+func respFromReply(w WireReply) ResponsesTurn {
+	t := ResponsesTurn{ID: w.ID, Model: w.Model, Error: w.Error, ErrorAfter: w.ErrorAfter}
+	if w.Reasoning != "" || w.ReasoningSignature != "" {
+		t.Items = append(t.Items, ResponsesReasoning(w.ReasoningSignature, w.Reasoning))
+	}
+	if w.Text != "" || len(w.ToolCalls) == 0 {
+		t.Items = append(t.Items, ResponsesText(w.Text))
+	}
+	for _, c := range w.ToolCalls {
+		t.Items = append(t.Items, ResponsesItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	switch w.Finish {
+	case runlet.FinishLength:
+		t.Incomplete = "max_output_tokens"
+	case runlet.FinishContentFilter:
+		t.Incomplete = "content_filter"
+	}
+	if u := w.Usage; u != nil {
+		t.Usage = ResponsesUsage(*u)
+	}
+	return t
 }
 
 // respCheckInput mimics the API's checks on reasoning input items and
@@ -351,7 +396,7 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 	if r.Model == "" {
 		r.Model = model
 	}
-	outRunes := 0
+	var out []string
 	for i, it := range t.Items {
 		w := respFakeItem{ID: it.ID, Type: it.Type, Status: "completed"}
 		switch it.Type {
@@ -366,7 +411,7 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 				part = respFakePart{Type: "refusal", Refusal: &text}
 			}
 			w.Content = &[]respFakePart{part}
-			outRunes += utf8.RuneCountInString(text)
+			out = append(out, text)
 		case "function_call":
 			if w.ID == "" {
 				w.ID = fmt.Sprintf("fc_%d_%d", seq, i)
@@ -378,7 +423,7 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 			w.Name = it.Name
 			args := it.Arguments
 			w.Arguments = &args
-			outRunes += utf8.RuneCountInString(args)
+			out = append(out, it.Name, args)
 		case "reasoning":
 			if w.ID == "" {
 				w.ID = fmt.Sprintf("rs_%d_%d", seq, i)
@@ -398,7 +443,7 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 	}
 	u := t.Usage
 	if u == (ResponsesUsage{}) {
-		u = ResponsesUsage{InputTokens: inputBytes/4 + 1, OutputTokens: outRunes/4 + 1}
+		u = ResponsesUsage(EstimateUsage(inputBytes, out...))
 	}
 	r.Usage = &respFakeUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
 	r.Usage.InputTokensDetails.CachedTokens = u.CachedTokens

@@ -152,7 +152,8 @@ func (s *sseWriter) event(name string, data []byte) bool {
 	return true
 }
 
-// chunks splits s into pieces of at most n runes (n <= 0: one piece).
+// chunks splits s into pieces of at most n runes (n <= 0: one piece); see
+// chunkSize for n.
 func chunks(s string, n int) []string {
 	if n <= 0 || s == "" {
 		if s == "" {
@@ -173,12 +174,35 @@ func chunks(s string, n int) []string {
 // script decides a fake server's answers: scripted answers in order, then
 // an optional responder. It also holds the API key the server requires.
 // Every fake wire server embeds one, so they all script the same way.
+//
+// A new fake server embeds wire (recording, faults) and script[T] of its
+// own reply type T, sets fromReply to render a provider-neutral WireReply
+// as a T, and so gets Enqueue-style scripting, EnqueueReplies,
+// SetReplyResponder and RequireAPIKey for free; its handler calls record,
+// writeStatusFault, requiredKey and next, and streams with newSSEWriter.
 type script[T any] struct {
 	smu       sync.Mutex
 	queue     []T
 	responder func(WireRequest) T
 	apiKey    string
 	n         int // requests answered
+	// fromReply renders a provider-neutral reply in the server's terms.
+	fromReply func(WireReply) T
+}
+
+// EnqueueReplies appends provider-neutral replies to the script.
+func (s *script[T]) EnqueueReplies(replies ...WireReply) {
+	out := make([]T, len(replies))
+	for i, r := range replies {
+		out[i] = s.fromReply(r)
+	}
+	s.enqueue(out)
+}
+
+// SetReplyResponder sets a function that answers, in provider-neutral
+// terms, the requests that come once the scripted replies are used up.
+func (s *script[T]) SetReplyResponder(f func(WireRequest) WireReply) {
+	s.setResponder(func(r WireRequest) T { return s.fromReply(f(r)) })
 }
 
 func (s *script[T]) enqueue(answers []T) {
