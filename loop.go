@@ -532,6 +532,7 @@ func setHeader(ev Event, h EventHeader) {
 
 // interrupt checkpoints the run and ends it as interrupted.
 func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) {
+	limits := r.limits
 	cp := &Checkpoint{
 		RunID:      r.cfg.runID,
 		SessionID:  r.cfg.sessionID,
@@ -541,7 +542,11 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 		Committed:  r.committed,
 		Messages:   slices.Clone(r.added),
 		Usage:      r.usage,
+		ToolCalls:  r.toolCalls,
+		Settings:   r.cfg.settings,
 		Options:    r.cfg.options,
+		Limits:     &limits,
+		MaxTurns:   r.maxTurns,
 		CreatedAt:  time.Now().UTC(),
 	}
 	if r.cfg.sessionID == "" {
@@ -581,7 +586,9 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
 	}
-	r.cfg.options = cp.Options
+	// The resumed run is the same run: its own settings, options and
+	// limits, and the counts so far (see Checkpoint for older checkpoints).
+	r.cfg.options, r.cfg.settings, r.cfg.limits = cp.Options, cp.Settings, cp.Limits
 	if err := r.setup(); err != nil {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
@@ -612,6 +619,10 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	}
 	r.added = cp.Messages
 	r.usage = cp.Usage
+	r.toolCalls = cp.ToolCalls
+	if cp.MaxTurns > 0 {
+		r.maxTurns = cp.MaxTurns
+	}
 	r.emit(&RunResumed{SessionID: cp.SessionID, Decisions: r.decided})
 
 	last := cp.Messages[len(cp.Messages)-1]

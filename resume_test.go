@@ -249,3 +249,111 @@ func TestResumeAfterCommittedTurnsInSession(t *testing.T) {
 		t.Fatalf("last request had %d messages", got)
 	}
 }
+
+// A resumed run is the same run: in another Runtime with other limits, its
+// requests carry the run's settings and options, and its limits count what
+// happened before the interruption.
+func TestResumeKeepsSettingsLimitsAndCounts(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	var deleted []string
+	var mu sync.Mutex
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("d", "delete_file", `{"path":"/x"}`)),
+		runlettest.ToolCallReply(runlettest.Call("w", "get_weather", `{"city":"Rome"}`)),
+		runlettest.TextReply("never asked"),
+	)
+	agent := approvalAgent(model, &deleted, &mu)
+	temp := 0.25
+	ctx := context.Background()
+	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(ctx, agent, "go",
+		runlet.WithRunLimits(runlet.UsageLimits{Requests: 2}),
+		runlet.WithSettings(runlet.Settings{Temperature: &temp, MaxOutputTokens: 77}),
+		runlet.WithOptions(map[string]any{"seed": 7}))
+	if err != nil || res.Status != runlet.StatusInterrupted {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	// The resuming runtime has no limits of its own: the run's still hold.
+	res, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(ctx, agent, res.RunID, runlet.Approve("d"))
+	var pe *runlet.PolicyError
+	if !errors.As(err, &pe) || pe.Policy != "usage_limit:requests" {
+		t.Fatalf("resumed run with 2 requests allowed, 1 made before: err=%v", err)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 || res.Usage.Requests != 2 || res.Turns != 2 {
+		t.Fatalf("%d requests, usage %+v, %d turns", len(reqs), res.Usage, res.Turns)
+	}
+	got := reqs[1]
+	if got.Temperature == nil || *got.Temperature != temp || got.MaxOutputTokens != 77 || got.Options["seed"] != 7.0 { // JSON numbers after the checkpoint
+		t.Fatalf("resumed request settings %+v options %v", got.Settings, got.Options)
+	}
+}
+
+func TestResumeCountsToolCallsAndMaxTurns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []runlet.Option
+		policy string
+	}{
+		{"tool calls", []runlet.Option{runlet.WithLimits(runlet.UsageLimits{ToolCalls: 1})}, "usage_limit:tool_calls"},
+		{"max turns", []runlet.Option{runlet.WithMaxTurns(2)}, "max_turns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := runlet.NewMemoryStore()
+			var deleted []string
+			var mu sync.Mutex
+			model := runlettest.NewModel(
+				runlettest.ToolCallReply(runlettest.Call("w", "get_weather", `{"city":"Rome"}`)),
+				runlettest.ToolCallReply(runlettest.Call("d", "delete_file", `{"path":"/x"}`)),
+				runlettest.ToolCallReply(runlettest.Call("w2", "get_weather", `{"city":"Oslo"}`)),
+				runlettest.TextReply("never asked"),
+			)
+			agent := approvalAgent(model, &deleted, &mu)
+			ctx := context.Background()
+			opts := append([]runlet.Option{runlet.WithStore(store)}, tc.opts...)
+			if tc.name == "tool calls" {
+				opts = append(opts, runlet.WithLimits(runlet.UsageLimits{ToolCalls: 2}))
+			}
+			res, err := runlet.NewRuntime(opts...).Run(ctx, agent, "go")
+			if err != nil || res.Status != runlet.StatusInterrupted {
+				t.Fatalf("res=%+v err=%v", res, err)
+			}
+			_, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(ctx, agent, res.RunID, runlet.Approve("d"))
+			var pe *runlet.PolicyError
+			if !errors.As(err, &pe) || pe.Policy != tc.policy {
+				t.Fatalf("err = %v, want policy %s", err, tc.policy)
+			}
+		})
+	}
+}
+
+// A checkpoint written before limits were recorded resumes with the
+// resuming Runtime's limits.
+func TestResumeOldCheckpoint(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	ctx := context.Background()
+	old := `{"run_id":"old","turn":1,"history_len":0,
+		"messages":[{"role":"user","parts":[{"type":"text","text":"go"}]},
+		            {"role":"assistant","parts":[{"type":"tool_call","id":"d","name":"delete_file","arguments":{"path":"/x"}}]}],
+		"pending":[{"type":"tool_call","id":"d","name":"delete_file","arguments":{"path":"/x"}}],
+		"usage":{"input_tokens":10,"output_tokens":2,"total_tokens":12,"requests":1},
+		"options":{"seed":3},"created_at":"2026-11-01T00:00:00Z"}`
+	var cp runlet.Checkpoint
+	if err := json.Unmarshal([]byte(old), &cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveCheckpoint(ctx, &cp); err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	var mu sync.Mutex
+	model := runlettest.NewModel(runlettest.TextReply("Done."))
+	agent := approvalAgent(model, &deleted, &mu)
+	res, err := runlet.NewRuntime(runlet.WithStore(store), runlet.WithLimits(runlet.UsageLimits{Requests: 2})).
+		Resume(ctx, agent, "old", runlet.Approve("d"))
+	if err != nil || res.Output != "Done." || res.Usage.Requests != 2 || res.Turns != 2 {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	if model.Requests()[0].Options["seed"] != 3.0 || len(deleted) != 1 {
+		t.Fatalf("options %v, deleted %v", model.Requests()[0].Options, deleted)
+	}
+}

@@ -69,11 +69,25 @@ type Checkpoint struct {
 	Committed int       `json:"committed,omitempty"`
 	// Results are the finished results of that turn's calls that needed no
 	// decision; Pending are the calls waiting for one.
-	Results   []ToolResultPart `json:"results,omitempty"`
-	Pending   []ToolCallPart   `json:"pending"`
-	Usage     Usage            `json:"usage"`
-	Options   map[string]any   `json:"options,omitempty"`
-	CreatedAt time.Time        `json:"created_at"`
+	Results []ToolResultPart `json:"results,omitempty"`
+	Pending []ToolCallPart   `json:"pending"`
+	// Usage and ToolCalls count what the run used before the interruption
+	// (Usage.Requests its model calls), so limits go on counting from there;
+	// UsageByPurpose splits Usage as Result.UsageByPurpose does.
+	Usage          Usage            `json:"usage"`
+	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
+	ToolCalls      int              `json:"tool_calls,omitempty"`
+	// Settings and Options are the run's own request settings and options
+	// (WithSettings, WithOptions), laid over the agent's again on resume.
+	Settings Settings       `json:"settings,omitzero"`
+	Options  map[string]any `json:"options,omitempty"`
+	// Limits and MaxTurns are the limits the run had. A checkpoint written
+	// before they were recorded (nil Limits, zero MaxTurns, zero ToolCalls)
+	// resumes with the resuming Runtime's limits, the agent's or Runtime's
+	// max turns, and tool calls counted from zero.
+	Limits    *UsageLimits `json:"limits,omitempty"`
+	MaxTurns  int          `json:"max_turns,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
 }
 
 // MemoryStore is an in-memory Store, safe for concurrent use. Values are
