@@ -3,7 +3,6 @@ package runlet
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -75,10 +74,12 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	return t
 }
 
-// NewToolE is NewTool returning an error instead of panicking.
+// NewToolE is NewTool returning an error instead of panicking. Both refuse
+// what a provider would reject: a name outside ^[a-zA-Z0-9_-]{1,64}$ and an
+// input schema that is not an object (In a string, say).
 func NewToolE[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) (*FuncTool, error) {
-	if name == "" {
-		return nil, errors.New("runlet: tool name is empty")
+	if !validToolName(name) {
+		return nil, fmt.Errorf("runlet: tool name %q: use 1 to 64 ASCII letters, digits, '_' or '-' (what every provider accepts)", name)
 	}
 	if fn == nil {
 		return nil, fmt.Errorf("runlet: tool %q has a nil func", name)
@@ -96,13 +97,14 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 	for _, o := range opts {
 		o(t)
 	}
-	if t.spec.InputSchema != nil {
-		r, err := t.spec.InputSchema.Resolve(nil)
-		if err != nil {
-			return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
-		}
-		t.resolved = r
+	if s := t.spec.InputSchema; s == nil || s.Type != "object" {
+		return nil, fmt.Errorf("runlet: tool %q: the input schema must be a JSON object schema (type \"object\"), as providers require; use a struct for In", name)
 	}
+	r, err := t.spec.InputSchema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
+	}
+	t.resolved = r
 	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -161,6 +163,20 @@ func (t *FuncTool) validate(args json.RawMessage) error {
 		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
 	}
 	return nil
+}
+
+// validToolName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // toolPolicy returns t's policy, or the zero policy.
