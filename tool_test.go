@@ -2,11 +2,13 @@ package runlet_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
 )
 
 // Tools a provider would reject are refused when they are made, not when
@@ -46,4 +48,43 @@ func TestNewToolRefusesWhatProvidersReject(t *testing.T) {
 		}
 	}()
 	runlet.NewTool("get weather", "", fn)
+}
+
+// A *ToolError's message and a panic value go through the same output cap
+// as a returned string: in the result, the events and the logs.
+func TestToolOutputCapHoldsForErrorsAndPanics(t *testing.T) {
+	huge := strings.Repeat("x", 100_000)
+	loud := runlet.NewTool("loud_error", "", func(context.Context, struct{}) (string, error) {
+		return "", &runlet.ToolError{Kind: runlet.ToolFailed, Err: errors.New(huge)}
+	})
+	crash := runlet.NewTool("loud_panic", "", func(context.Context, struct{}) (string, error) {
+		panic(huge)
+	})
+	for _, tool := range []string{"loud_error", "loud_panic"} {
+		t.Run(tool, func(t *testing.T) {
+			model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c", tool, `{}`)), runlettest.TextReply("ok"))
+			var logs strings.Builder
+			var finished *runlet.ToolFinished
+			obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) {
+				if f, ok := ev.(*runlet.ToolFinished); ok {
+					finished = f
+				}
+			})
+			rt := runlet.NewRuntime(runlet.WithMaxToolOutput(100), runlet.WithObserver(obs), runlet.WithLogger(textLogger(&logs)))
+			res, err := rt.Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{loud, crash}}, "go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Messages[2].Parts[0].(runlet.ToolResultPart)
+			if !got.IsError || len(got.Content) > 200 || !strings.Contains(got.Content, "[output truncated") {
+				t.Fatalf("result: %d bytes %q", len(got.Content), got.Content[:min(len(got.Content), 300)])
+			}
+			if finished.Result.Content != got.Content || model.Requests()[1].Messages[2].Parts[0].(runlet.ToolResultPart).Content != got.Content {
+				t.Fatal("event or model saw another content")
+			}
+			if strings.Contains(logs.String(), strings.Repeat("x", 1000)) {
+				t.Fatalf("logs hold the whole value (%d bytes)", logs.Len())
+			}
+		})
+	}
 }

@@ -253,8 +253,10 @@ func invalidArgs(tool string, err error) string {
 func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 	start := time.Now()
 	out := toolOutcome{i: i}
+	// Every message goes through the output cap, whatever its source: a
+	// returned string, a *ToolError's message, a panic value.
 	finish := func(content string, kind ToolErrorKind) toolOutcome {
-		out.content, out.kind, out.dur = content, kind, time.Since(start)
+		out.content, out.kind, out.dur = truncate(content, r.rt.maxToolOutput), kind, time.Since(start)
 		return out
 	}
 	timeout := inv.timeout
@@ -272,7 +274,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), r.rt.maxToolOutput), "stack", string(debug.Stack()))
 				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
 			}
 		}()
@@ -291,7 +293,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 		}
 	}
 	if res.err == nil {
-		return finish(truncate(res.s, r.rt.maxToolOutput), "")
+		return finish(res.s, "")
 	}
 	switch {
 	case timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil:
@@ -309,7 +311,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 		}
 		return finish("Error: "+te.Err.Error(), te.Kind)
 	}
-	return finish(truncate("Error: "+res.err.Error(), r.rt.maxToolOutput), ToolFailed)
+	return finish("Error: "+res.err.Error(), ToolFailed)
 }
 
 func errorResult(c ToolCallPart, msg string) ToolResultPart {
