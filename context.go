@@ -6,7 +6,8 @@ import (
 )
 
 // ErrNoSession is returned by the state functions outside a run with a
-// session (see WithSession).
+// session (see WithSession), and wrapped by a run WithSession on a Runtime
+// without a session store.
 var ErrNoSession = errors.New("runlet: no session")
 
 type runInfoKey struct{}

@@ -191,7 +191,7 @@ func TestSummarizer(t *testing.T) {
 		return runlettest.TextReply(fmt.Sprintf("summary#%d(%d bytes)", len(summaries.Requests()), len(in)))
 	}
 	s := &runlet.Summarizer{Model: summaries, Keep: 2, Batch: 2}
-	rt := runlet.NewRuntime(runlet.WithPreparer(s))
+	rt := runlet.NewRuntime(runlet.WithPreparer(s), runlet.WithStore(runlet.NewMemoryStore()))
 	agentModel := runlettest.NewModel()
 	agentModel.Func = func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
 		if len(agentModel.Requests())%2 == 1 {

@@ -49,7 +49,10 @@
 //
 // # State, crash safety and resume
 //
-// With WithSession, a run loads the session's history first and appends
+// Sessions need a store: NewRuntime(WithStore(NewMemoryStore())) in one
+// process, store/sqlite or store/postgres across processes; a run
+// WithSession on a Runtime without one fails before any model call. With
+// WithSession, a run loads the session's history first and appends
 // each completed turn (the assistant message and all its tool results, plus
 // the input with the first turn) in one atomic AppendSession, guarded by an
 // optimistic length check. A run that fails, is cancelled or whose process

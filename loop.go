@@ -161,6 +161,10 @@ func (r *run) startFresh() bool {
 		return false
 	}
 	if r.cfg.sessionID != "" {
+		if r.rt.sessions == nil {
+			r.fail(noSessionStore(r.cfg.sessionID), "")
+			return false
+		}
 		hist, err := r.rt.sessions.LoadSession(r.ctx, r.cfg.sessionID)
 		if err != nil {
 			r.fail(fmt.Errorf("runlet: loading session %q: %w", r.cfg.sessionID, err), "")
@@ -582,6 +586,10 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
 	}
+	if cp.SessionID != "" && r.rt.sessions == nil {
+		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, noSessionStore(cp.SessionID)), "")
+		return nil, nil, false
+	}
 	if err := checkDecisions(cp.Pending, r.decided); err != nil {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
@@ -656,6 +664,12 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		}
 	}
 	return calls, known, true
+}
+
+func noSessionStore(id string) error {
+	return fmt.Errorf("runlet: session %q needs a session store and this Runtime has none; "+
+		"create it with runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore())) to keep sessions in this process, "+
+		"or with a durable store (store/sqlite, store/postgres): %w", id, ErrNoSession)
 }
 
 func checkDecisions(pending []ToolCallPart, decisions []Decision) error {

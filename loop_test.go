@@ -563,7 +563,7 @@ func TestBreakOutOfStreamMidText(t *testing.T) {
 }
 
 func TestConcurrentRunsOneRuntime(t *testing.T) {
-	rt := runlet.NewRuntime(runlet.WithObserver(runlet.NewJSONLObserver(&syncDiscard{})))
+	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()), runlet.WithObserver(runlet.NewJSONLObserver(&syncDiscard{})))
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -603,7 +603,7 @@ func TestConcurrentRunsOneRuntime(t *testing.T) {
 }
 
 func TestSessionHistoryAcrossRuns(t *testing.T) {
-	rt := runlet.NewRuntime()
+	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()))
 	model := runlettest.NewModel(runlettest.TextReply("Hi Ada."), runlettest.TextReply("Your name is Ada."))
 	agent := &runlet.Agent{Model: model}
 	if _, err := rt.Run(context.Background(), agent, "I am Ada.", runlet.WithSession("s")); err != nil {
@@ -697,7 +697,7 @@ func TestStateThroughContext(t *testing.T) {
 		n++
 		return fmt.Sprint(n), runlet.SetState(ctx, "n", []byte{byte(n)})
 	})
-	rt := runlet.NewRuntime()
+	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()))
 	for want := 1; want <= 2; want++ {
 		model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c", "count", `{}`)), runlettest.TextReply("ok"))
 		res, err := rt.Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{counter}}, "count", runlet.WithSession("s"))
@@ -780,5 +780,23 @@ func TestToolCallsWithoutIDsGetUniqueOnes(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Fatalf("%d ids", len(seen))
+	}
+}
+
+// A session on a Runtime without a session store fails before any model
+// call, saying how to add one, instead of starting from an empty history
+// that nothing keeps.
+func TestSessionWithoutStoreFailsFirst(t *testing.T) {
+	model := runlettest.NewModel(runlettest.TextReply("hi"))
+	res, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model}, "hello", runlet.WithSession("s"))
+	if !errors.Is(err, runlet.ErrNoSession) || !strings.Contains(err.Error(), "WithStore(runlet.NewMemoryStore())") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(model.Requests()) != 0 || res == nil || res.Status != runlet.StatusFailed {
+		t.Fatalf("%d model calls, result %+v", len(model.Requests()), res)
+	}
+	// Without a session, the same Runtime runs.
+	if _, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model}, "hello"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -20,7 +20,9 @@ const (
 
 // Runtime runs agents. It holds what is shared by runs: observers, hooks,
 // preparers, stores and limits. A Runtime is safe for concurrent runs, and
-// NewRuntime() with no options is ready to use (with an in-memory store).
+// NewRuntime() with no options is ready to use. Sessions need a store:
+// without WithStore a Runtime keeps checkpoints and state in its own memory
+// but has no session store, and a run WithSession fails.
 type Runtime struct {
 	observers       []Observer
 	hooks           []Hooks
@@ -63,8 +65,11 @@ func WithPreparer(p ...Preparer) Option {
 	return func(rt *Runtime) { rt.preparers = append(rt.preparers, p...) }
 }
 
-// WithStore sets the session, state and checkpoint store. The default is a
-// MemoryStore owned by the Runtime.
+// WithStore sets the session, state and checkpoint store:
+// NewMemoryStore() for one process, store/sqlite or store/postgres to keep
+// sessions across processes. Without a session store (WithStore or
+// WithSessionStore), a run WithSession fails before any model call, rather
+// than start a session that nothing keeps.
 func WithStore(s Store) Option {
 	return func(rt *Runtime) { rt.sessions, rt.state, rt.checkpoints = s, s, s }
 }
@@ -109,11 +114,8 @@ func NewRuntime(opts ...Option) *Runtime {
 	for _, o := range opts {
 		o(rt)
 	}
-	if rt.sessions == nil || rt.state == nil || rt.checkpoints == nil {
+	if rt.state == nil || rt.checkpoints == nil {
 		mem := NewMemoryStore()
-		if rt.sessions == nil {
-			rt.sessions = mem
-		}
 		if rt.state == nil {
 			rt.state = mem
 		}
@@ -152,6 +154,8 @@ type runConfig struct {
 // WithSession runs in a session: history is loaded from the session store
 // first, and each completed turn is appended to it. A failed or cancelled
 // run leaves only complete turns (never a tool call without its result).
+// The Runtime needs a session store (see WithStore); without one the run
+// fails before calling the model, with an error wrapping ErrNoSession.
 func WithSession(id string) RunOption { return func(c *runConfig) { c.sessionID = id } }
 
 // WithHistory sets the messages that precede the input, instead of (or in

@@ -45,7 +45,7 @@ func newHarness(t *testing.T, opts ...Option) *harness {
 }
 
 func (h *harness) runtime(opts ...runlet.Option) *runlet.Runtime {
-	return runlet.NewRuntime(append([]runlet.Option{runlet.WithObserver(h.obs)}, opts...)...)
+	return runlet.NewRuntime(append([]runlet.Option{runlet.WithObserver(h.obs), runlet.WithStore(runlet.NewMemoryStore())}, opts...)...)
 }
 
 // assertNoState fails if the Observer still holds any run.

@@ -34,7 +34,9 @@ func (a *app) cmdChat(args []string) int {
 
 	sig := a.startInterrupter()
 	defer sig.stop()
-	var extra []runlet.Option
+	// History lives in memory unless --session names a durable one (prepare
+	// then adds the SQLite store, which takes precedence).
+	extra := []runlet.Option{runlet.WithStore(runlet.NewMemoryStore())}
 	if f.json {
 		extra = append(extra, runlet.WithObserver(runlet.NewJSONLObserver(a.stdout)))
 	}
