@@ -12,6 +12,9 @@ type Agent struct {
 	Model Model
 	// Tools the model may call.
 	Tools []Tool
+	// Toolsets add tools that may change from one model call to the next,
+	// such as an MCP server's (see Toolset).
+	Toolsets []Toolset
 	// Settings and Options are the default request settings and
 	// provider-specific options; run options override them key by key.
 	Settings Settings

@@ -37,6 +37,8 @@ type run struct {
 	state State
 	tools map[string]Tool
 	specs []ToolSpec
+	// toolsLoaded says tools are current for the next model call.
+	toolsLoaded bool
 
 	history    []Message // before this run
 	sessionLen int       // session messages the run started after
@@ -139,18 +141,8 @@ func (r *run) setup() error {
 		r.options = maps.Clone(a.Options)
 		maps.Copy(r.options, r.cfg.options)
 	}
-	r.tools = make(map[string]Tool, len(a.Tools))
-	r.specs = make([]ToolSpec, 0, len(a.Tools))
-	for i, t := range a.Tools {
-		if t == nil {
-			return fmt.Errorf("runlet: agent %q: tool %d is nil", a.Name, i)
-		}
-		s := t.Spec()
-		if _, dup := r.tools[s.Name]; dup || s.Name == "" {
-			return fmt.Errorf("runlet: agent %q: tool %d has an empty or duplicate name %q", a.Name, i, s.Name)
-		}
-		r.tools[s.Name] = t
-		r.specs = append(r.specs, s)
+	if err := r.loadTools(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -197,6 +189,13 @@ func (r *run) think() (*ModelResponse, bool) {
 	}
 	r.transition(StateThinking)
 	r.info.Turn++
+	if !r.toolsLoaded && len(r.agent.Toolsets) > 0 {
+		if err := r.loadTools(); err != nil {
+			r.fail(err, "")
+			return nil, false
+		}
+	}
+	r.toolsLoaded = false
 
 	req := r.buildRequest()
 	if !r.prepare(req) {

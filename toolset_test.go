@@ -1,0 +1,99 @@
+package runlet_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+// listTools is a Toolset returning lists[min(call, len-1)]: a new list on
+// every model call.
+type listTools struct {
+	lists [][]runlet.Tool
+	calls int
+	err   error
+}
+
+func (l *listTools) Tools(context.Context) ([]runlet.Tool, error) {
+	i := min(l.calls, len(l.lists)-1)
+	l.calls++
+	return l.lists[i], l.err
+}
+
+func echoTool(name string) runlet.Tool {
+	return runlet.NewTool(name, "Says its name.", func(context.Context, struct{}) (string, error) {
+		return name + " ran", nil
+	})
+}
+
+func specNames(specs []runlet.ToolSpec) string {
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func TestToolsetChangesBetweenModelCalls(t *testing.T) {
+	ts := &listTools{lists: [][]runlet.Tool{
+		{echoTool("a")},
+		{echoTool("b")},
+		{echoTool("b")},
+	}}
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("1", "a", `{}`)),
+		// a is gone by now: the model calling it gets an unknown-tool error.
+		runlettest.ToolCallReply(runlettest.Call("2", "a", `{}`), runlettest.Call("3", "b", `{}`)),
+		runlettest.TextReply("done"),
+	)
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{echoTool("static")}, Toolsets: []runlet.Toolset{ts}}
+	res, err := runlet.NewRuntime().Run(context.Background(), agent, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	for i, want := range []string{"static,a", "static,b", "static,b"} {
+		if got := specNames(reqs[i].Tools); got != want {
+			t.Errorf("model call %d saw tools %s, want %s", i+1, got, want)
+		}
+	}
+	if ts.calls != 3 {
+		t.Errorf("toolset asked %d times, want once per model call (3)", ts.calls)
+	}
+	var results []runlet.ToolResultPart
+	for _, m := range res.Messages {
+		for _, p := range m.Parts {
+			if r, ok := p.(runlet.ToolResultPart); ok {
+				results = append(results, r)
+			}
+		}
+	}
+	if len(results) != 3 || results[0].Content != "a ran" || !results[1].IsError ||
+		!strings.Contains(results[1].Content, `unknown tool "a"`) || results[2].Content != "b ran" {
+		t.Fatalf("results: %+v", results)
+	}
+}
+
+func TestToolsetErrorsFailTheRun(t *testing.T) {
+	boom := errors.New("server unreachable")
+	for name, agent := range map[string]*runlet.Agent{
+		"error":     {Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{nil}, err: boom}}},
+		"nil set":   {Toolsets: []runlet.Toolset{nil}},
+		"duplicate": {Tools: []runlet.Tool{echoTool("a")}, Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{{echoTool("a")}}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			agent.Model = runlettest.NewModel(runlettest.TextReply("never"))
+			res, err := runlet.NewRuntime().Run(context.Background(), agent, "go")
+			if err == nil || res == nil || res.Status != runlet.StatusFailed {
+				t.Fatalf("res %+v, err %v: want a failed run", res, err)
+			}
+			if name == "error" && !errors.Is(err, boom) {
+				t.Errorf("err %v does not wrap the toolset's error", err)
+			}
+		})
+	}
+}
