@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,5 +76,59 @@ func ExampleTools() {
 	// text_text_upper: Upper-cases text.
 	// → text_text_upper {"text":"hello, mcp"}
 	// ← HELLO, MCP
+	// Done.
+}
+
+// A remote MCP server over Streamable HTTP, with a bearer token: the agent
+// takes its tools through Agent.Toolsets, so a server whose tools change or
+// that restarts is followed without restarting the agent.
+func ExampleConnect() {
+	ctx := context.Background()
+
+	// A server on loopback standing in for a remote one, checking the token.
+	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "text", Version: "v1.0.0"}, nil)
+	sdkmcp.AddTool(server, &sdkmcp.Tool{Name: "upper", Description: "Upper-cases text."},
+		func(ctx context.Context, _ *sdkmcp.CallToolRequest, in EchoArgs) (*sdkmcp.CallToolResult, any, error) {
+			return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+		})
+	mcpHandler := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return server }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer demo-token" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+
+	ts, err := mcp.Connect(ctx, mcp.ServerConfig{
+		Name:    "text",
+		URL:     hs.URL, // such as "https://mcp.example.com/mcp"
+		Headers: map[string]string{"Authorization": "Bearer demo-token"},
+	}, mcp.WithPrefix("text_"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ts.Close()
+
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_1", "text_upper", `{"text":"over http"}`)),
+		runlettest.TextReply("Done."),
+	)
+	agent := &runlet.Agent{Model: model, Toolsets: []runlet.Toolset{ts}}
+	res, err := runlet.NewRuntime().Run(ctx, agent, "Shout 'over http'.")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range res.Messages {
+		for _, p := range m.Parts {
+			if r, ok := p.(runlet.ToolResultPart); ok {
+				fmt.Println(r.Content)
+			}
+		}
+	}
+	fmt.Println(res.Output)
+	// Output:
+	// OVER HTTP
 	// Done.
 }

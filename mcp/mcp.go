@@ -1,47 +1,3 @@
-// Package mcp turns the tools of an MCP (Model Context Protocol) server into
-// runlet tools, using the official MCP Go SDK
-// (github.com/modelcontextprotocol/go-sdk).
-//
-// Connect to a server with the SDK, then hand the session to [Tools]:
-//
-//	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "my-app", Version: "v1.0.0"}, nil)
-//	session, err := client.Connect(ctx, &sdkmcp.CommandTransport{Command: exec.Command("my-server")}, nil)
-//	if err != nil { ... }
-//	defer session.Close()
-//	tools, err := mcp.Tools(ctx, session, mcp.WithPrefix("files_"))
-//	agent := &runlet.Agent{Model: m, Tools: tools}
-//
-// Each tool's spec comes from the server: its name (see below), its
-// description (or title, when it has no description) and its input schema.
-// A call sends tools/call with the model's JSON arguments and gives the model
-// the result as text:
-//
-//   - text content as is, several content blocks joined by newlines;
-//   - other content summarised, such as "[image image/png, 1234 bytes]" or
-//     "[resource link report.pdf: file:///tmp/report.pdf]"; an embedded text
-//     resource is shown with its text;
-//   - structured content as JSON when there is no text content.
-//
-// A result the server marks isError becomes a [*ToolError] whose message is
-// that text, so the runtime gives the model an is-error tool result and the
-// model can correct itself. A protocol failure (unknown tool, closed
-// connection, ...) is returned as an error too. Cancelling the call's context
-// cancels the request on the server (the SDK sends notifications/cancelled)
-// and Call returns at once.
-//
-// # Tool names
-//
-// MCP allows tool names of up to 128 characters with dots, while model
-// providers are stricter: OpenAI requires ^[a-zA-Z0-9_-]{1,64}$, and
-// others have similar rules. So the runlet name is the prefix (see [WithPrefix])
-// plus the MCP name with every other character replaced by '_', and a name
-// longer than 64 bytes is cut to 55 and ends in '_' and 8 hex digits of a
-// hash of the full name, which keeps long names distinct. The MCP name is
-// what is sent to the server. Two tools whose names become the same make
-// [Tools] fail; drop one with [WithFilter].
-//
-// [Tools] is a snapshot: call it again to see tools the server added later
-// (the SDK's ClientOptions.ToolListChangedHandler tells you when).
 package mcp
 
 import (
@@ -51,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,13 +18,19 @@ import (
 // MaxNameLen is the longest tool name Tools produces: what OpenAI accepts.
 const MaxNameLen = 64
 
-// Option configures [Tools].
+// Option configures [Tools] and [Connect].
 type Option func(*config)
 
 type config struct {
 	prefix string
 	filter func(*sdkmcp.Tool) bool
 	policy func(*sdkmcp.Tool) runlet.ToolPolicy
+
+	// Toolset only.
+	attempts  int
+	backoff   time.Duration
+	onChanged func()
+	client    *sdkmcp.Implementation
 }
 
 // WithPrefix puts prefix before every tool name, such as "github_", so that
@@ -97,40 +60,66 @@ func WithPolicy(policy func(t *sdkmcp.Tool) runlet.ToolPolicy) Option {
 
 // Tools lists the tools of the server behind session, following
 // pagination, and returns them as runlet tools calling the server through
-// session. The session must stay open while the tools are in use.
+// session. The session must stay open while the tools are in use. The list
+// is a snapshot; [Connect] gives a [Toolset] that follows changes and
+// reconnects.
 func Tools(ctx context.Context, session *sdkmcp.ClientSession, opts ...Option) ([]runlet.Tool, error) {
 	if session == nil {
 		return nil, errors.New("mcp: nil session")
 	}
-	var c config
+	c := newConfig(opts)
+	tools, _, err := listTools(ctx, session, &c, sessionCaller{session})
+	return tools, err
+}
+
+func newConfig(opts []Option) config {
+	c := config{attempts: 3, backoff: 200 * time.Millisecond}
 	for _, o := range opts {
 		o(&c)
 	}
+	return c
+}
+
+// caller sends tools/call.
+type caller interface {
+	callTool(ctx context.Context, params *sdkmcp.CallToolParams) (*sdkmcp.CallToolResult, error)
+}
+
+type sessionCaller struct{ s *sdkmcp.ClientSession }
+
+func (c sessionCaller) callTool(ctx context.Context, p *sdkmcp.CallToolParams) (*sdkmcp.CallToolResult, error) {
+	return c.s.CallTool(ctx, p)
+}
+
+// listTools lists the server's tools as runlet tools calling through
+// src, and the set of their MCP names.
+func listTools(ctx context.Context, session *sdkmcp.ClientSession, c *config, src caller) ([]runlet.Tool, map[string]bool, error) {
 	prefix := sanitize(c.prefix)
 	var tools []runlet.Tool
 	byName := make(map[string]string) // runlet name -> MCP name
+	mcpNames := make(map[string]bool)
 	for t, err := range session.Tools(ctx, nil) {
 		if err != nil {
-			return nil, fmt.Errorf("mcp: listing tools: %w", err)
+			return nil, nil, fmt.Errorf("mcp: listing tools: %w", err)
 		}
 		if t == nil || (c.filter != nil && !c.filter(t)) {
 			continue
 		}
 		name := toolName(prefix, t.Name)
 		if prev, ok := byName[name]; ok {
-			return nil, fmt.Errorf("mcp: tools %q and %q both become %q; drop one with WithFilter", prev, t.Name, name)
+			return nil, nil, fmt.Errorf("mcp: tools %q and %q both become %q; drop one with WithFilter", prev, t.Name, name)
 		}
 		byName[name] = t.Name
 		schema, err := inputSchema(t.InputSchema)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+			return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
 		}
 		desc := t.Description
 		if desc == "" {
 			desc = t.Title
 		}
 		mt := &tool{
-			session: session,
+			src:     src,
 			mcpName: t.Name,
 			spec:    runlet.ToolSpec{Name: name, Description: desc, InputSchema: schema},
 		}
@@ -138,8 +127,9 @@ func Tools(ctx context.Context, session *sdkmcp.ClientSession, opts ...Option) (
 			mt.policy = c.policy(t)
 		}
 		tools = append(tools, mt)
+		mcpNames[t.Name] = true
 	}
-	return tools, nil
+	return tools, mcpNames, nil
 }
 
 // ToolError is the error a tool returns when the server's result has
@@ -163,7 +153,7 @@ func (e *ToolError) Error() string {
 
 // tool is one MCP tool as a runlet.Tool.
 type tool struct {
-	session *sdkmcp.ClientSession
+	src     caller
 	mcpName string
 	spec    runlet.ToolSpec
 	policy  runlet.ToolPolicy
@@ -182,10 +172,14 @@ func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 		}
 		params.Arguments = args
 	}
-	res, err := t.session.CallTool(ctx, params)
+	res, err := t.src.callTool(ctx, params)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", ctxErr
+		}
+		var ce *callError
+		if errors.As(err, &ce) {
+			return "", err
 		}
 		return "", fmt.Errorf("mcp: calling %s: %w", t.mcpName, err)
 	}

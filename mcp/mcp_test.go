@@ -37,6 +37,12 @@ type server struct {
 // SDK's default.
 func newSession(t *testing.T, pageSize int) (*sdkmcp.ClientSession, *server) {
 	t.Helper()
+	srv := newServer(pageSize)
+	return connect(t, srv.Server), srv
+}
+
+// newServer is an MCP server with the test tools.
+func newServer(pageSize int) *server {
 	s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "test-server", Version: "v0.0.1"}, &sdkmcp.ServerOptions{PageSize: pageSize})
 	srv := &server{Server: s, started: make(chan struct{}, 8), cancelled: make(chan error, 8)}
 
@@ -74,8 +80,7 @@ func newSession(t *testing.T, pageSize int) (*sdkmcp.ClientSession, *server) {
 			srv.cancelled <- ctx.Err()
 			return nil, ctx.Err()
 		})
-
-	return connect(t, s), srv
+	return srv
 }
 
 func toolsByName(t *testing.T, tools []runlet.Tool) map[string]runlet.Tool {

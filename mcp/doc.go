@@ -1,0 +1,72 @@
+// Package mcp connects runlet agents and MCP (Model Context Protocol)
+// servers, both ways, using the official MCP Go SDK
+// (github.com/modelcontextprotocol/go-sdk): an agent uses the tools of MCP
+// servers, and an agent or a set of runlet tools is served as an MCP server.
+//
+// # Using an MCP server's tools
+//
+// [Connect] gives a [Toolset], a live connection to one server, for an
+// agent's Toolsets field. The server is a subprocess speaking MCP over
+// stdio, or a remote server over Streamable HTTP (or the older HTTP+SSE
+// transport) with headers such as a bearer token:
+//
+//	github, err := mcp.Connect(ctx, mcp.ServerConfig{
+//		Name:    "github",
+//		URL:     "https://api.githubcopilot.com/mcp/",
+//		Headers: map[string]string{"Authorization": "Bearer " + token},
+//	}, mcp.WithPrefix("github_"))
+//	files, err := mcp.Connect(ctx, mcp.ServerConfig{
+//		Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"},
+//	}, mcp.WithPrefix("fs_"))
+//	agent := &runlet.Agent{Model: m, Toolsets: []runlet.Toolset{github, files}}
+//
+// The Toolset follows the server: when it sends
+// notifications/tools/list_changed, the agent sees the new list from its
+// next model call on; when it goes away (the process exits, the HTTP
+// session expires), the next call reconnects, with bounded retries and
+// backoff ([WithRetry]). Calls in flight when the connection breaks, and
+// calls while the server stays unreachable, fail with error results the
+// model can act on. Close the Toolset when done.
+//
+// For a session you manage yourself, [Tools] takes a snapshot of its tools:
+//
+//	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "my-app", Version: "v1.0.0"}, nil)
+//	session, err := client.Connect(ctx, &sdkmcp.CommandTransport{Command: exec.Command("my-server")}, nil)
+//	if err != nil { ... }
+//	defer session.Close()
+//	tools, err := mcp.Tools(ctx, session, mcp.WithPrefix("files_"))
+//	agent := &runlet.Agent{Model: m, Tools: tools}
+//
+// Each tool's spec comes from the server: its name (see below), its
+// description (or title, when it has no description) and its input schema.
+// A call sends tools/call with the model's JSON arguments and gives the model
+// the result as text:
+//
+//   - text content as is, several content blocks joined by newlines;
+//   - other content summarised, such as "[image image/png, 1234 bytes]" or
+//     "[resource link report.pdf: file:///tmp/report.pdf]"; an embedded text
+//     resource is shown with its text;
+//   - structured content as JSON when there is no text content.
+//
+// A result the server marks isError becomes a [*ToolError] whose message is
+// that text, so the runtime gives the model an is-error tool result and the
+// model can correct itself. A protocol failure (unknown tool, closed
+// connection, ...) is returned as an error too. Cancelling the call's context
+// cancels the request on the server (the SDK sends notifications/cancelled)
+// and Call returns at once.
+//
+// # Tool names
+//
+// MCP allows tool names of up to 128 characters with dots, while model
+// providers are stricter: OpenAI requires ^[a-zA-Z0-9_-]{1,64}$, and
+// others have similar rules. So the runlet name is the prefix (see [WithPrefix])
+// plus the MCP name with every other character replaced by '_', and a name
+// longer than 64 bytes is cut to 55 and ends in '_' and 8 hex digits of a
+// hash of the full name, which keeps long names distinct. The MCP name is
+// what is sent to the server. Two tools whose names become the same make
+// [Tools] fail; drop one with [WithFilter].
+//
+// [Tools] is a snapshot: call it again to see tools the server added later
+// (the SDK's ClientOptions.ToolListChangedHandler tells you when), or use
+// [Connect].
+package mcp
