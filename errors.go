@@ -135,9 +135,15 @@ func (e *PolicyError) Unwrap() error { return e.Err }
 // errorType classifies a run's error for RunFailed.ErrorType.
 func errorType(err error, policy string) string {
 	var pe *ProviderError
+	var oe *OutputError
+	var re *RefusalError
 	switch {
 	case policy != "":
 		return policy
+	case errors.As(err, &oe):
+		return "output_invalid"
+	case errors.As(err, &re):
+		return "refusal"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -261,6 +261,10 @@ func UnmarshalEvent(data []byte) (Event, error) {
 		ev = new(RunFinished)
 	case "run.failed":
 		ev = new(RunFailed)
+	case "output.partial":
+		ev = new(OutputPartial)
+	case "output.checked":
+		ev = new(OutputChecked)
 	default:
 		return nil, fmt.Errorf("runlet: unknown event type %q", head.Type)
 	}

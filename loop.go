@@ -51,6 +51,8 @@ type run struct {
 	options    map[string]any
 	settings   Settings
 
+	out *outputState // nil without an output schema
+
 	result *Result
 	err    error
 }
@@ -112,6 +114,12 @@ func (r *run) start() {
 			return
 		}
 		calls = resp.Message.ToolCalls()
+		if r.out != nil {
+			if calls, ok = r.checkOutput(resp, calls); !ok {
+				return
+			}
+			continue
+		}
 		if len(calls) == 0 {
 			r.finish(resp)
 			return
@@ -144,7 +152,7 @@ func (r *run) setup() error {
 	if err := r.loadTools(); err != nil {
 		return err
 	}
-	return nil
+	return r.setupOutput()
 }
 
 func (r *run) startFresh() bool {
@@ -266,7 +274,7 @@ func (r *run) buildRequest() *ModelRequest {
 	a := r.agent
 	msgs := make([]Message, 0, len(r.history)+len(r.added))
 	msgs = append(append(msgs, r.history...), r.added...)
-	return &ModelRequest{
+	req := &ModelRequest{
 		Instructions: a.Instructions,
 		Messages:     msgs,
 		Tools:        r.specs,
@@ -275,6 +283,10 @@ func (r *run) buildRequest() *ModelRequest {
 		Settings:     r.settings,
 		Options:      r.options,
 	}
+	if r.out != nil {
+		r.out.shapeRequest(req)
+	}
+	return req
 }
 
 func (r *run) prepare(req *ModelRequest) bool {
@@ -336,6 +348,9 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 			r.emit(&ToolCallDelta{Index: ev.Index, ID: ev.ID, Name: ev.Name, Delta: ev.Delta})
 		case StreamDone:
 			resp = ev.Response
+		}
+		if r.out != nil && r.watched {
+			r.outputDelta(ev)
 		}
 		if r.stopped {
 			break // closes the model stream
@@ -529,6 +544,10 @@ func setHeader(ev Event, h EventHeader) {
 	case *RunFinished:
 		e.EventHeader = h
 	case *RunFailed:
+		e.EventHeader = h
+	case *OutputPartial:
+		e.EventHeader = h
+	case *OutputChecked:
 		e.EventHeader = h
 	}
 }

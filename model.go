@@ -86,12 +86,16 @@ const (
 	ToolChoiceTool     ToolChoiceMode = "tool"     // the tool named in Name
 )
 
-// OutputSchema asks for a final answer that is JSON matching Schema.
+// OutputSchema asks for a final answer that is JSON matching Schema. The
+// run validates the answer and asks again when it does not match (see
+// RunAs). OutputFor infers one from a Go type.
 type OutputSchema struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description,omitempty"`
 	Schema      *jsonschema.Schema `json:"schema"`
 	Strict      bool               `json:"strict,omitempty"`
+	// Mode forces an output mode; empty lets the run choose (see OutputMode).
+	Mode OutputMode `json:"mode,omitempty"`
 }
 
 // ModelResponse is one complete answer from a model.

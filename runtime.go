@@ -149,6 +149,7 @@ type runConfig struct {
 	options   map[string]any
 	settings  Settings
 	limits    *UsageLimits
+	output    outputConfig
 }
 
 // WithSession runs in a session: history is loaded from the session store
