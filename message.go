@@ -95,6 +95,9 @@ type TextPart struct {
 	Text     string `json:"text"`
 	ItemID   string `json:"item_id,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// Signature is opaque continuation state the provider attached to this
+	// text (a Gemini thoughtSignature), sent back only to Provider.
+	Signature string `json:"signature,omitempty"`
 }
 
 // ReasoningPart is the model's reasoning ("thinking"). Besides readable text
@@ -123,6 +126,10 @@ type ToolCallPart struct {
 	// OpenAI Responses function_call item ID.
 	ItemID   string `json:"item_id,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// Signature is opaque continuation state the provider attached to the
+	// call (a Gemini thoughtSignature, also from Gemini's OpenAI-compatible
+	// endpoint), sent back byte-exact only to Provider.
+	Signature string `json:"signature,omitempty"`
 }
 
 // ToolResultPart is a tool's answer to the call with the same CallID.
@@ -293,7 +300,7 @@ type wirePart struct {
 func (w *wirePart) part() (Part, error) {
 	switch w.Type {
 	case "text":
-		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider}, nil
+		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
 	case "reasoning":
 		return ReasoningPart{Text: w.Text, Signature: w.Signature, Encrypted: w.Encrypted, ID: w.ID, Provider: w.Provider}, nil
 	case "tool_call":
@@ -301,7 +308,7 @@ func (w *wirePart) part() (Part, error) {
 		if w.ArgumentsText != nil {
 			args = json.RawMessage(*w.ArgumentsText)
 		}
-		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, ItemID: w.ItemID, Provider: w.Provider}, nil
+		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
 	case "tool_result":
 		return ToolResultPart{CallID: w.CallID, Name: w.Name, Content: w.Content, IsError: w.IsError}, nil
 	case "image":

@@ -47,6 +47,21 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 	}
 }
 
+func TestSignedPartsRoundTrip(t *testing.T) {
+	in := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+		runlet.TextPart{Text: "signed", Provider: "gemini", Signature: "CiQB/+="},
+		runlet.ToolCallPart{ID: "c2", Name: "g", Arguments: json.RawMessage(`{}`), Provider: "gemini", Signature: "EpwI+/=="},
+	}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out runlet.Message
+	if err := json.Unmarshal(b, &out); err != nil || !reflect.DeepEqual(in, out) {
+		t.Fatalf("%v: %s -> %+v", err, b, out)
+	}
+}
+
 func TestToolCallWithInvalidArgumentsRoundTrips(t *testing.T) {
 	in := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
 		runlet.ToolCallPart{ID: "c", Name: "f", Arguments: json.RawMessage(`{"city":"Par`)},

@@ -203,7 +203,9 @@ func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderErr
 	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" {
 		e.Retryable = false // a 429 that waiting does not cure: the account is out of credit
 	}
-	e.RetryAfter = RetryAfter(resp.Header)
+	if d := RetryAfter(resp.Header); d > 0 || e.RetryAfter == 0 {
+		e.RetryAfter = d // else keep the body's delay (google.rpc.RetryInfo)
+	}
 	e.RequestID = firstHeader(resp.Header, "X-Request-Id", "Request-Id")
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
@@ -213,8 +215,13 @@ func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderErr
 
 // ErrorFromBody maps an error payload, from an HTTP body or an error event
 // inside a stream, to a *runlet.ProviderError (StatusCode left zero).
+// Besides the OpenAI and Anthropic envelopes it reads Google's
+// google.rpc.Status {"error":{"code","message","status","details"}}, also
+// wrapped in a one-element array: status becomes Code, and a
+// google.rpc.RetryInfo detail's retryDelay becomes RetryAfter.
 func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 	e := &runlet.ProviderError{Provider: provider}
+	body = unwrapArray(body)
 	var env struct {
 		Type    string          `json:"type"`
 		Message string          `json:"message"`
@@ -222,12 +229,19 @@ func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 	}
 	if json.Unmarshal(body, &env) == nil && (len(env.Error) > 0 || env.Message != "") {
 		var inner struct {
-			Message string          `json:"message"`
-			Type    string          `json:"type"`
-			Code    json.RawMessage `json:"code"`
+			Message string            `json:"message"`
+			Type    string            `json:"type"`
+			Code    json.RawMessage   `json:"code"`
+			Status  string            `json:"status"`  // google.rpc.Status
+			Details []json.RawMessage `json:"details"` // google.rpc.Status
 		}
 		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &inner) == nil {
 			e.Message, e.Type, e.Code = inner.Message, inner.Type, rawString(inner.Code)
+			if inner.Status != "" {
+				e.Code = inner.Status
+				e.Retryable = googleRetryable(inner.Status)
+				e.RetryAfter = googleRetryDelay(inner.Details)
+			}
 		} else if len(env.Error) > 0 && env.Error[0] == '"' {
 			_ = json.Unmarshal(env.Error, &e.Message)
 		}

@@ -295,3 +295,40 @@ func TestRetryStream(t *testing.T) {
 		})
 	}
 }
+
+func TestGoogleStatusEnvelope(t *testing.T) {
+	// google.rpc.Status as the Gemini API sends it (vercel/ai fixture
+	// google-429-retry-info.json), bare and wrapped in an array.
+	body := `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan.","status":"RESOURCE_EXHAUSTED",
+	"details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"X"}]},
+	{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34.4s"}]}}`
+	for _, b := range []string{body, "[" + body + "]"} {
+		e := ErrorFromBody("gemini", []byte(b))
+		if e.Code != "RESOURCE_EXHAUSTED" || !e.Retryable || e.RetryAfter != 34400*time.Millisecond || !strings.HasPrefix(e.Message, "You exceeded") {
+			t.Errorf("%+v", e)
+		}
+	}
+	e := ErrorFromBody("gemini", []byte(`[{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}]`))
+	if e.Code != "INVALID_ARGUMENT" || e.Retryable || e.RetryAfter != 0 || e.Message != "bad" {
+		t.Errorf("%+v", e)
+	}
+	if e := ErrorFromBody("gemini", []byte(`[]`)); e.Message != "[]" {
+		t.Errorf("%+v", e)
+	}
+	// An HTTP Retry-After wins over the body's delay; without one the body's stays.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/h" {
+			w.Header().Set("Retry-After", "2")
+		}
+		w.WriteHeader(429)
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	for path, want := range map[string]time.Duration{"/h": 2 * time.Second, "/b": 34400 * time.Millisecond} {
+		_, err := fastClient(-1).Post(context.Background(), srv.URL+path, []byte("{}"))
+		var pe *runlet.ProviderError
+		if !errors.As(err, &pe) || pe.RetryAfter != want || pe.StatusCode != 429 {
+			t.Errorf("%s: %v %+v", path, err, pe)
+		}
+	}
+}

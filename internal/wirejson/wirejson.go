@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 )
 
 // Marshal encodes v like json.Marshal but without HTML escaping, so text
@@ -42,4 +43,46 @@ func Overlay(body []byte, overlay map[string]any) ([]byte, error) {
 		obj[k] = raw
 	}
 	return Marshal(obj)
+}
+
+// ToInt converts the numeric types request options arrive as (Go literals,
+// JSON, YAML) to an int; ok is false for anything else and for a number
+// that is not a whole int.
+func ToInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int8:
+		return int(n), true
+	case int16:
+		return int(n), true
+	case int32:
+		return int(n), true
+	case int64:
+		return int(n), true
+	case uint:
+		return int(n), true
+	case uint8:
+		return int(n), true
+	case uint16:
+		return int(n), true
+	case uint32:
+		return int(n), true
+	case uint64:
+		if n > math.MaxInt {
+			return 0, false
+		}
+		return int(n), true
+	case float64:
+		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+			return 0, false
+		}
+		return int(n), true
+	case float32:
+		return ToInt(float64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
 }

@@ -1,6 +1,9 @@
 package wirejson
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestMarshalKeepsHTML(t *testing.T) {
 	b, err := Marshal(map[string]string{"t": "<b>&</b>"})
@@ -23,5 +26,18 @@ func TestOverlay(t *testing.T) {
 	}
 	if _, err := Overlay(body, map[string]any{"bad": func() {}}); err == nil {
 		t.Fatal("unencodable option accepted")
+	}
+}
+
+func TestToInt(t *testing.T) {
+	for _, v := range []any{int8(3), int16(3), int32(3), int64(3), uint(3), uint8(3), uint16(3), uint32(3), uint64(3), float32(3), 3.0, json.Number("3")} {
+		if n, ok := ToInt(v); !ok || n != 3 {
+			t.Errorf("ToInt(%T) = %d, %v", v, n, ok)
+		}
+	}
+	for _, v := range []any{uint64(1 << 63), 1e300, 2.5, json.Number("x"), "3", nil} {
+		if _, ok := ToInt(v); ok {
+			t.Errorf("ToInt(%v) ok", v)
+		}
 	}
 }

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/dataurl"
 	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
@@ -134,7 +133,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			}
 			w.Model = s
 		case optMaxTokens:
-			n, ok := toInt(v)
+			n, ok := wirejson.ToInt(v)
 			if !ok || n <= 0 {
 				err = fmt.Errorf("want a positive integer, got %v", v)
 			}
@@ -350,7 +349,7 @@ func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) []wireContent
 // reference. It returns nil when there is nothing to send.
 func source(u, mediaType string, data []byte, document bool) *wireSource {
 	if len(data) == 0 && strings.HasPrefix(u, "data:") {
-		mt, d, ok := parseDataURL(u)
+		mt, d, ok := dataurl.Parse(u)
 		if ok {
 			data = d
 			if mediaType == "" {
@@ -373,32 +372,6 @@ func source(u, mediaType string, data []byte, document bool) *wireSource {
 		return &wireSource{Type: "url", URL: u}
 	}
 	return nil
-}
-
-// parseDataURL decodes a data: URL (RFC 2397).
-func parseDataURL(u string) (mediaType string, data []byte, ok bool) {
-	meta, payload, found := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
-	if !found {
-		return "", nil, false
-	}
-	isBase64 := false
-	if m, ok := strings.CutSuffix(meta, ";base64"); ok {
-		meta, isBase64 = m, true
-	}
-	if isBase64 {
-		d, err := base64.StdEncoding.DecodeString(payload)
-		if err != nil {
-			if d, err = base64.RawStdEncoding.DecodeString(payload); err != nil {
-				return "", nil, false
-			}
-		}
-		return meta, d, true
-	}
-	s, err := url.PathUnescape(payload)
-	if err != nil {
-		return "", nil, false
-	}
-	return meta, []byte(s), true
 }
 
 // toolInput returns the arguments when they are a JSON object, else {}:
@@ -480,7 +453,7 @@ func markLastBlock(msgs []wireMessage, cc json.RawMessage) {
 // {"type":"enabled","budget_tokens":N} (0 leaves thinking off), a string is
 // the type ("adaptive", "disabled"), and an object is sent as given.
 func thinkingOption(v any) (any, error) {
-	if n, ok := toInt(v); ok {
+	if n, ok := wirejson.ToInt(v); ok {
 		if n < 0 {
 			return nil, fmt.Errorf("negative budget %d", n)
 		}
@@ -512,7 +485,7 @@ func thinkingOption(v any) (any, error) {
 func thinkingBudget(v any) int {
 	switch v := v.(type) {
 	case map[string]any:
-		n, _ := toInt(v["budget_tokens"])
+		n, _ := wirejson.ToInt(v["budget_tokens"])
 		return n
 	case json.RawMessage:
 		var t struct {
@@ -569,45 +542,4 @@ func betasOption(v any) (string, error) {
 		return joinBetas(list), nil
 	}
 	return "", fmt.Errorf("want a list of strings, got %T", v)
-}
-
-// toInt converts the numeric types options arrive as (Go literals, JSON,
-// YAML) to an int.
-func toInt(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int8:
-		return int(n), true
-	case int16:
-		return int(n), true
-	case int32:
-		return int(n), true
-	case int64:
-		return int(n), true
-	case uint:
-		return int(n), true
-	case uint8:
-		return int(n), true
-	case uint16:
-		return int(n), true
-	case uint32:
-		return int(n), true
-	case uint64:
-		if n > math.MaxInt {
-			return 0, false
-		}
-		return int(n), true
-	case float64:
-		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
-			return 0, false
-		}
-		return int(n), true
-	case float32:
-		return toInt(float64(n))
-	case json.Number:
-		i, err := n.Int64()
-		return int(i), err == nil
-	}
-	return 0, false
 }

@@ -495,19 +495,6 @@ func TestRequestDoesNotModifyInput(t *testing.T) {
 	}
 }
 
-func TestToInt(t *testing.T) {
-	for _, v := range []any{int8(3), int16(3), int32(3), int64(3), uint(3), uint8(3), uint16(3), uint32(3), uint64(3), float32(3), 3.0, json.Number("3")} {
-		if n, ok := toInt(v); !ok || n != 3 {
-			t.Errorf("toInt(%T) = %d, %v", v, n, ok)
-		}
-	}
-	for _, v := range []any{uint64(1 << 63), 1e300, 2.5, json.Number("x"), "3", nil} {
-		if _, ok := toInt(v); ok {
-			t.Errorf("toInt(%v) ok", v)
-		}
-	}
-}
-
 func TestInvalidErrorIsTyped(t *testing.T) {
 	m := newTestModel("http://127.0.0.1:1", Config{})
 	_, err := m.Generate(ctxTimeout(t), &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Options: map[string]any{"max_tokens": "x"}})
