@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +19,13 @@ import (
 	"github.com/runlet/runlet/runlettest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(subprocessEnv) != "" {
+		serveSubprocess()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 type weatherIn struct {
 	City string `json:"city" jsonschema:"the city, such as Paris"`

@@ -173,7 +173,22 @@ func TestToolsetConfigErrors(t *testing.T) {
 }
 
 func TestToolsetListChangedMidRun(t *testing.T) {
-	m := newMemServer(t)
+	t.Run("in-memory", func(t *testing.T) {
+		m := newMemServer(t)
+		testListChanged(t, m.server, m.config())
+	})
+	t.Run("streamable HTTP", func(t *testing.T) {
+		srv := newServer(0)
+		hs := httptest.NewServer(sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv.Server }, nil))
+		defer hs.Close()
+		defer hs.CloseClientConnections()
+		testListChanged(t, srv, mcp.ServerConfig{Name: "mem", URL: hs.URL})
+	})
+}
+
+// testListChanged runs an agent whose first tool call changes the server's
+// tools.
+func testListChanged(t *testing.T, m *server, cfg mcp.ServerConfig) {
 	sdkmcp.AddTool(m.Server, &sdkmcp.Tool{Name: "install", Description: "Installs the extra tool."},
 		func(ctx context.Context, _ *sdkmcp.CallToolRequest, _ struct{}) (*sdkmcp.CallToolResult, any, error) {
 			sdkmcp.AddTool(m.Server, &sdkmcp.Tool{Name: "extra", Description: "New."},
@@ -184,7 +199,7 @@ func TestToolsetListChangedMidRun(t *testing.T) {
 			return &sdkmcp.CallToolResult{Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: "installed"}}}, nil, nil
 		})
 	changed := make(chan struct{}, 8)
-	ts := connectToolset(t, m.config(), mcp.WithPrefix("t_"), mcp.WithToolsChanged(func() { changed <- struct{}{} }))
+	ts := connectToolset(t, cfg, mcp.WithPrefix("t_"), mcp.WithToolsChanged(func() { changed <- struct{}{} }))
 	before := currentTools(t, ts)
 
 	model := runlettest.NewModel(
@@ -225,6 +240,35 @@ func TestToolsetListChangedMidRun(t *testing.T) {
 	if err == nil || err.Error() != "The tool fail is no longer offered by the MCP server mem." {
 		t.Errorf("calling a dropped tool: %v", err)
 	}
+	ts.Close()
+}
+
+func TestToolsetCancellation(t *testing.T) {
+	srv := newServer(0)
+	hs := httptest.NewServer(sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv.Server }, nil))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	ts := connectToolset(t, mcp.ServerConfig{URL: hs.URL})
+	tools := currentTools(t, ts)
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tools["wait"].Call(ctx, json.RawMessage(`{}`))
+		errc <- err
+	}()
+	<-srv.started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if err := <-srv.cancelled; !errors.Is(err, context.Canceled) {
+		t.Errorf("the server's handler saw %v", err)
+	}
+	// The connection is still good.
+	if out, err := callTool(t, tools, "get_weather", `{"city":"Paris"}`); err != nil || out != "Paris: sunny, 18°C" {
+		t.Fatalf("after cancelling: %q, %v", out, err)
+	}
+	ts.Close()
 }
 
 func TestToolsetReconnects(t *testing.T) {
