@@ -55,6 +55,21 @@
 // cancels the request on the server (the SDK sends notifications/cancelled)
 // and Call returns at once.
 //
+// # Serving agents and tools
+//
+// [AddAgent] adds an agent to an SDK server as one tool that takes a prompt
+// (and, with Sessions, a session ID); [AddTools] adds runlet tools as they
+// are. Serve the server on stdio with [ServeStdio], for a client that
+// starts it as a subprocess (Claude Desktop, Claude Code, Cursor), or over
+// Streamable HTTP with [HTTPHandler]:
+//
+//	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "research", Version: "v1.0.0"}, nil)
+//	err := mcp.AddAgent(server, mcp.AgentTool{Agent: agent, Description: "Researches a topic."})
+//	err = mcp.ServeStdio(ctx, server)
+//
+// The command `runlet mcp serve --config agent.yaml` does this for an agent
+// described in YAML.
+//
 // # Tool names
 //
 // MCP allows tool names of up to 128 characters with dots, while model

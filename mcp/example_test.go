@@ -132,3 +132,40 @@ func ExampleConnect() {
 	// OVER HTTP
 	// Done.
 }
+
+// An agent served as an MCP tool. A real server runs on stdio
+// (mcp.ServeStdio) for a client such as Claude Desktop, or over Streamable
+// HTTP (mcp.HTTPHandler); here an SDK client calls it in process.
+func ExampleAddAgent() {
+	ctx := context.Background()
+	model := runlettest.NewModel(runlettest.TextReply("Paris."))
+	agent := &runlet.Agent{Name: "geo", Instructions: "Answer geography questions.", Model: model}
+
+	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "geo", Version: "v1.0.0"}, nil)
+	if err := mcp.AddAgent(server, mcp.AgentTool{Agent: agent, Description: "Answers geography questions."}); err != nil {
+		log.Fatal(err)
+	}
+	serverTransport, clientTransport := sdkmcp.NewInMemoryTransports()
+	serverSession, err := server.Connect(ctx, serverTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer serverSession.Wait()
+
+	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "client", Version: "v1.0.0"}, nil)
+	session, err := client.Connect(ctx, clientTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &sdkmcp.CallToolParams{
+		Name:      "geo",
+		Arguments: map[string]any{"prompt": "What is the capital of France?"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*sdkmcp.TextContent).Text)
+	// Output:
+	// Paris.
+}
