@@ -48,8 +48,11 @@ type Result struct {
 	// Messages are what this run added: the input, then every assistant
 	// message and tool result, in order.
 	Messages []Message `json:"messages"`
-	// Usage is summed over the run's model calls.
-	Usage Usage `json:"usage"`
+	// Usage is summed over every model call the run made, the agent's turns
+	// and its preparers' calls (see CallModel); UsageByPurpose splits it by
+	// purpose (PurposeAgent, "summarize", ...).
+	Usage          Usage            `json:"usage"`
+	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
 	// Turns counts model calls.
 	Turns int `json:"turns"`
 	// Pending lists the calls waiting for a decision when Status is

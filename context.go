@@ -29,6 +29,7 @@ type RunInfo struct {
 
 	state StateStore
 	notes *prepNotes
+	run   *run // set while preparers run, for CallModel
 }
 
 // RunInfoFrom returns the run information carried by ctx.

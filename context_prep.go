@@ -131,7 +131,8 @@ func TokenBudget(max int, est TokenEstimator) Preparer {
 
 // Summarizer replaces all but the last Keep turns with a summary written by
 // Model (typically a cheaper one), once there are more than Keep+Batch
-// turns. Summaries are cached per session (or per run without one) and
+// turns. Its calls count in the run's usage and limits under the purpose
+// "summarize" (see CallModel). Summaries are cached per session (or per run without one) and
 // extended incrementally, so a summary is not recomputed on every call.
 type Summarizer struct {
 	Model Model
@@ -238,7 +239,7 @@ func (s *Summarizer) summarize(ctx context.Context, prev string, msgs []Message)
 	if prompt == "" {
 		prompt = defaultSummaryPrompt
 	}
-	resp, err := s.Model.Generate(ctx, &ModelRequest{Instructions: prompt, Messages: []Message{UserText(b.String())}})
+	resp, err := CallModel(ctx, "summarize", s.Model, &ModelRequest{Instructions: prompt, Messages: []Message{UserText(b.String())}})
 	if err != nil {
 		return "", err
 	}

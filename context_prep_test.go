@@ -220,3 +220,75 @@ func TestSummarizer(t *testing.T) {
 		t.Fatalf("%d verbatim turns", got)
 	}
 }
+
+// summarizingRun runs an agent whose history is long enough for the
+// Summarizer to call its model on the first turn.
+func summarizingRun(t *testing.T, opts ...runlet.Option) (*runlet.Result, error, []runlet.Event, *runlettest.Model) {
+	t.Helper()
+	summary := runlettest.TextReply("the summary")
+	summary.Response.Usage = runlet.Usage{InputTokens: 100, OutputTokens: 7}
+	summaries := runlettest.NewModel(summary)
+	agentModel := runlettest.NewModel(runlettest.TextReply("ok"))
+	var hist []runlet.Message
+	for i := range 4 {
+		hist = append(hist, runlet.UserText(fmt.Sprint("q", i)), runlet.AssistantText(fmt.Sprint("a", i)))
+	}
+	var evs []runlet.Event
+	obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) { evs = append(evs, ev) })
+	s := &runlet.Summarizer{Model: summaries, Keep: 1, Batch: 1}
+	rt := runlet.NewRuntime(append([]runlet.Option{runlet.WithPreparer(s), runlet.WithObserver(obs)}, opts...)...)
+	res, err := rt.Run(context.Background(), &runlet.Agent{Model: agentModel}, "now", runlet.WithHistory(hist...))
+	if len(summaries.Requests()) != 1 {
+		t.Fatalf("summariser called %d times", len(summaries.Requests()))
+	}
+	return res, err, evs, agentModel
+}
+
+// Every model call the runtime makes is accounted for: the Summarizer's
+// call is in the run's usage, split by purpose, and in labelled events.
+func TestSummarizerCallsAreAccounted(t *testing.T) {
+	res, err, evs, _ := summarizingRun(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentUsage := runlet.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, Requests: 1}
+	sumUsage := runlet.Usage{InputTokens: 100, OutputTokens: 7, TotalTokens: 107, Requests: 1}
+	if res.Usage != agentUsage.Add(sumUsage) || res.Turns != 1 {
+		t.Fatalf("usage %+v turns %d", res.Usage, res.Turns)
+	}
+	if res.UsageByPurpose["agent"] != agentUsage || res.UsageByPurpose["summarize"] != sumUsage {
+		t.Fatalf("by purpose %+v", res.UsageByPurpose)
+	}
+	var purposes []string
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *runlet.ModelStarted:
+			purposes = append(purposes, "started:"+e.Purpose)
+		case *runlet.ModelFinished:
+			purposes = append(purposes, "finished:"+e.Purpose)
+		}
+	}
+	if strings.Join(purposes, " ") != "started:summarize finished:summarize started:agent finished:agent" {
+		t.Fatalf("model events %v", purposes)
+	}
+}
+
+// The Summarizer's calls count against the run's limits.
+func TestSummarizerCallsCountAgainstLimits(t *testing.T) {
+	for _, tc := range []struct {
+		limits runlet.UsageLimits
+		policy string
+	}{
+		{runlet.UsageLimits{Requests: 1}, "usage_limit:requests"},
+		{runlet.UsageLimits{InputTokens: 50}, "usage_limit:input_tokens"},
+	} {
+		res, err, _, agentModel := summarizingRun(t, runlet.WithLimits(tc.limits))
+		var pe *runlet.PolicyError
+		if !errors.As(err, &pe) || pe.Policy != tc.policy {
+			t.Fatalf("limits %+v: err = %v", tc.limits, err)
+		}
+		if len(agentModel.Requests()) != 0 || res.Usage.Requests != 1 {
+			t.Fatalf("limits %+v: agent model called %d times, usage %+v", tc.limits, len(agentModel.Requests()), res.Usage)
+		}
+	}
+}

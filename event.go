@@ -79,9 +79,11 @@ type ContextPrepared struct {
 }
 
 // ModelStarted carries the request exactly as it goes to the model, after
-// preparers and hooks.
+// preparers and hooks. Purpose is PurposeAgent for the agent's turn, or what
+// a preparer's call is for (see CallModel).
 type ModelStarted struct {
 	EventHeader
+	Purpose string        `json:"purpose,omitempty"`
 	Request *ModelRequest `json:"request"`
 }
 
@@ -106,9 +108,11 @@ type ToolCallDelta struct {
 	Delta string `json:"delta,omitempty"`
 }
 
-// ModelFinished carries the model's complete response.
+// ModelFinished carries the model's complete response; Purpose is as in
+// ModelStarted.
 type ModelFinished struct {
 	EventHeader
+	Purpose  string         `json:"purpose,omitempty"`
 	Response *ModelResponse `json:"response"`
 	Duration time.Duration  `json:"duration_ns"`
 }

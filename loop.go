@@ -45,6 +45,8 @@ type run struct {
 	added      []Message // this run's messages
 	committed  int       // how many of added are in the session store
 	usage      Usage
+	byPurpose  map[string]Usage // usage split by the purpose of the call
+	limitHit   string           // policy of the usage limit a preparer's call hit
 	toolCalls  int
 	maxTurns   int
 	limits     UsageLimits
@@ -191,8 +193,7 @@ func (r *run) think() (*ModelResponse, bool) {
 		r.fail(fmt.Errorf("%w (%d)", ErrMaxTurns, r.maxTurns), "max_turns")
 		return nil, false
 	}
-	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
-		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
+	if !r.requestAllowed() {
 		return nil, false
 	}
 	r.transition(StateThinking)
@@ -217,8 +218,11 @@ func (r *run) think() (*ModelResponse, bool) {
 			}
 		}
 	}
+	if !r.requestAllowed() { // the preparers' own calls count too
+		return nil, false
+	}
 	if r.watched {
-		r.emit(&ModelStarted{Request: req})
+		r.emit(&ModelStarted{Purpose: PurposeAgent, Request: req})
 	}
 	start := time.Now()
 	resp, err := r.callModel(req)
@@ -235,24 +239,26 @@ func (r *run) think() (*ModelResponse, bool) {
 		}
 	}
 	r.nameCalls(resp)
-	u := resp.Usage
-	if u.Requests == 0 {
-		u.Requests = 1
-	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.InputTokens + u.OutputTokens
-	}
-	r.usage = r.usage.Add(u)
+	u := r.account(PurposeAgent, resp.Usage)
 	r.info.PrevInputTokens = u.InputTokens
 	r.added = append(r.added, resp.Message)
 	if r.watched {
-		r.emit(&ModelFinished{Response: resp, Duration: time.Since(start)})
+		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Duration: time.Since(start)})
 	}
 	if policy, err := r.checkTokens(); err != nil {
 		r.fail(err, policy)
 		return nil, false
 	}
 	return resp, true
+}
+
+// requestAllowed fails the run if its request limit is used up.
+func (r *run) requestAllowed() bool {
+	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
+		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
+		return false
+	}
+	return true
 }
 
 // nameCalls gives tool calls without an ID (some servers send none) one that
@@ -296,13 +302,16 @@ func (r *run) prepare(req *ModelRequest) bool {
 		return true
 	}
 	notes := &prepNotes{}
-	r.info.notes = notes
-	defer func() { r.info.notes = nil }()
+	r.info.notes, r.info.run = notes, r
+	defer func() { r.info.notes, r.info.run = nil, nil }()
 	for _, p := range r.rt.preparers {
 		if err := p.Prepare(r.ctx, req); err != nil {
 			policy := ""
-			if errors.Is(err, ErrContextOverflow) {
+			switch {
+			case errors.Is(err, ErrContextOverflow):
 				policy = "context_overflow"
+			case errors.Is(err, ErrUsageLimit) && r.limitHit != "":
+				policy = r.limitHit
 			}
 			r.fail(err, policy)
 			return false
@@ -441,12 +450,13 @@ func (r *run) finish(resp *ModelResponse) {
 // snapshot returns the Result as of now.
 func (r *run) snapshot(status Status) *Result {
 	return &Result{
-		RunID:     r.cfg.runID,
-		SessionID: r.cfg.sessionID,
-		Status:    status,
-		Messages:  slices.Clone(r.added),
-		Usage:     r.usage,
-		Turns:     r.info.Turn,
+		RunID:          r.cfg.runID,
+		SessionID:      r.cfg.sessionID,
+		Status:         status,
+		Messages:       slices.Clone(r.added),
+		Usage:          r.usage,
+		UsageByPurpose: maps.Clone(r.byPurpose),
+		Turns:          r.info.Turn,
 	}
 }
 
@@ -556,20 +566,21 @@ func setHeader(ev Event, h EventHeader) {
 func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) {
 	limits := r.limits
 	cp := &Checkpoint{
-		RunID:      r.cfg.runID,
-		SessionID:  r.cfg.sessionID,
-		Agent:      r.agent.Name,
-		Turn:       r.info.Turn,
-		HistoryLen: r.sessionLen,
-		Committed:  r.committed,
-		Messages:   slices.Clone(r.added),
-		Usage:      r.usage,
-		ToolCalls:  r.toolCalls,
-		Settings:   r.cfg.settings,
-		Options:    r.cfg.options,
-		Limits:     &limits,
-		MaxTurns:   r.maxTurns,
-		CreatedAt:  time.Now().UTC(),
+		RunID:          r.cfg.runID,
+		SessionID:      r.cfg.sessionID,
+		Agent:          r.agent.Name,
+		Turn:           r.info.Turn,
+		HistoryLen:     r.sessionLen,
+		Committed:      r.committed,
+		Messages:       slices.Clone(r.added),
+		Usage:          r.usage,
+		UsageByPurpose: maps.Clone(r.byPurpose),
+		ToolCalls:      r.toolCalls,
+		Settings:       r.cfg.settings,
+		Options:        r.cfg.options,
+		Limits:         &limits,
+		MaxTurns:       r.maxTurns,
+		CreatedAt:      time.Now().UTC(),
 	}
 	if r.cfg.sessionID == "" {
 		cp.History = r.history
@@ -644,7 +655,10 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.committed = cp.Committed
 	}
 	r.added = cp.Messages
-	r.usage = cp.Usage
+	r.usage, r.byPurpose = cp.Usage, cp.UsageByPurpose
+	if r.byPurpose == nil && cp.Usage.Requests > 0 { // a checkpoint from before purposes
+		r.byPurpose = map[string]Usage{PurposeAgent: cp.Usage}
+	}
 	r.toolCalls = cp.ToolCalls
 	if cp.MaxTurns > 0 {
 		r.maxTurns = cp.MaxTurns
