@@ -53,3 +53,19 @@ func BenchmarkStreamToolLoop(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunToolLoopObserved is BenchmarkRunToolLoop with one observer that
+// does nothing: the cost of handing observers their own copy of each event.
+func BenchmarkRunToolLoopObserved(b *testing.B) {
+	rt := runlet.NewRuntime(runlet.WithObserver(runlet.ObserverFunc(func(context.Context, runlet.Event) {})))
+	agent := benchAgent(4)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, err := range rt.Stream(ctx, agent, "Weather in Shanghai?") {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -14,7 +14,7 @@ type Event interface {
 	Type() string
 	// Header returns the fields every event has.
 	Header() EventHeader
-	isEvent()
+	header() *EventHeader // the runtime stamps every event through it
 }
 
 // EventHeader is embedded in every event.
@@ -29,7 +29,7 @@ type EventHeader struct {
 // Header returns h; it makes every event satisfy Event.Header.
 func (h EventHeader) Header() EventHeader { return h }
 
-func (EventHeader) isEvent() {}
+func (h *EventHeader) header() *EventHeader { return h }
 
 // State is a state of the run's state machine.
 type State string

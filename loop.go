@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -486,79 +485,6 @@ func (r *run) transition(to State) {
 	r.state = to
 	if r.watched {
 		r.emit(&StateChanged{From: from, To: to})
-	}
-}
-
-// emit stamps the event, shows it to observers, then yields it to the
-// Stream consumer (until the consumer stops).
-func (r *run) emit(ev Event) { r.emitTerminal(ev, nil) }
-
-func (r *run) emitTerminal(ev Event, err error) {
-	r.seq++
-	h := EventHeader{RunID: r.cfg.runID, Seq: r.seq, Time: time.Now(), Turn: 0}
-	if r.agent != nil {
-		h.Agent = r.agent.Name
-	}
-	if r.info != nil {
-		h.Turn = r.info.Turn
-	}
-	setHeader(ev, h)
-	for _, o := range r.rt.observers {
-		r.observe(o, ev)
-	}
-	if r.yield != nil && !r.stopped {
-		if !r.yield(ev, err) {
-			r.stopped = true
-			if r.cancel != nil {
-				r.cancel()
-			}
-		}
-	}
-}
-
-func (r *run) observe(o Observer, ev Event) {
-	defer func() {
-		if v := recover(); v != nil {
-			r.rt.logger.Error("runlet: observer panicked", "run_id", r.cfg.runID, "event", ev.Type(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		}
-	}()
-	o.Observe(r.ctx, ev)
-}
-
-func setHeader(ev Event, h EventHeader) {
-	switch e := ev.(type) {
-	case *RunStarted:
-		e.EventHeader = h
-	case *RunResumed:
-		e.EventHeader = h
-	case *StateChanged:
-		e.EventHeader = h
-	case *ContextPrepared:
-		e.EventHeader = h
-	case *ModelStarted:
-		e.EventHeader = h
-	case *TextDelta:
-		e.EventHeader = h
-	case *ReasoningDelta:
-		e.EventHeader = h
-	case *ToolCallDelta:
-		e.EventHeader = h
-	case *ModelFinished:
-		e.EventHeader = h
-	case *ToolStarted:
-		e.EventHeader = h
-	case *ToolFinished:
-		e.EventHeader = h
-	case *RunInterrupted:
-		e.EventHeader = h
-	case *RunFinished:
-		e.EventHeader = h
-	case *RunFailed:
-		e.EventHeader = h
-	case *OutputPartial:
-		e.EventHeader = h
-	case *OutputChecked:
-		e.EventHeader = h
 	}
 }
 

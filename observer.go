@@ -9,9 +9,12 @@ import (
 )
 
 // Observer watches a run's events. Observers are called synchronously, in
-// the order they were added, with events in sequence order; they cannot
-// change the run. A panicking observer is recovered and reported to the
-// runtime's logger; the run goes on.
+// the order they were added, with events in sequence order. They cannot
+// change the run: they are shown a copy of each event (one copy, shared by
+// the observers of the run), so changing its request, response, messages or
+// result changes nothing sent to the model or returned to the caller; Hooks
+// are the way to change behaviour. A panicking observer is recovered and
+// reported to the runtime's logger; the run goes on.
 type Observer interface {
 	Observe(ctx context.Context, ev Event)
 }

@@ -1,0 +1,173 @@
+package runlet
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"time"
+)
+
+// emit stamps the event, shows it to observers, then yields it to the
+// Stream consumer (until the consumer stops).
+func (r *run) emit(ev Event) { r.emitTerminal(ev, nil) }
+
+func (r *run) emitTerminal(ev Event, err error) {
+	r.seq++
+	h := ev.header()
+	*h = EventHeader{RunID: r.cfg.runID, Seq: r.seq, Time: time.Now()}
+	if r.agent != nil {
+		h.Agent = r.agent.Name
+	}
+	if r.info != nil {
+		h.Turn = r.info.Turn
+	}
+	if len(r.rt.observers) > 0 {
+		// Observers only watch: they get a copy, so changing it changes
+		// nothing the run sends, keeps or returns. Nobody observing, no copy.
+		seen := cloneEvent(ev)
+		for _, o := range r.rt.observers {
+			r.observe(o, seen)
+		}
+	}
+	if r.yield != nil && !r.stopped {
+		if !r.yield(ev, err) {
+			r.stopped = true
+			if r.cancel != nil {
+				r.cancel()
+			}
+		}
+	}
+}
+
+func (r *run) observe(o Observer, ev Event) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.rt.logger.Error("runlet: observer panicked", "run_id", r.cfg.runID, "event", ev.Type(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	o.Observe(r.ctx, ev)
+}
+
+// cloneEvent returns a copy of ev sharing no mutable memory with it (tool
+// schemas and option values aside, which are read-only by contract). An
+// event type whose fields are all values needs no case here.
+func cloneEvent(ev Event) Event {
+	switch e := ev.(type) {
+	case *RunStarted:
+		c := *e
+		c.Input = cloneMessages(e.Input)
+		return &c
+	case *RunResumed:
+		c := *e
+		c.Decisions = slices.Clone(e.Decisions)
+		for i := range c.Decisions {
+			c.Decisions[i].Arguments = slices.Clone(c.Decisions[i].Arguments)
+		}
+		return &c
+	case *ContextPrepared:
+		c := *e
+		c.Notes = slices.Clone(e.Notes)
+		return &c
+	case *ModelStarted:
+		c := *e
+		c.Request = cloneRequest(e.Request)
+		return &c
+	case *ModelFinished:
+		c := *e
+		c.Response = cloneResponse(e.Response)
+		return &c
+	case *ToolStarted:
+		c := *e
+		c.Call.Arguments = slices.Clone(e.Call.Arguments)
+		return &c
+	case *ToolFinished:
+		c := *e
+		c.Call.Arguments = slices.Clone(e.Call.Arguments)
+		return &c
+	case *RunInterrupted:
+		c := *e
+		c.Pending = cloneCalls(e.Pending)
+		c.Result = cloneResult(e.Result)
+		return &c
+	case *RunFinished:
+		c := *e
+		c.Result = cloneResult(e.Result)
+		return &c
+	case *RunFailed:
+		c := *e
+		c.Result = cloneResult(e.Result)
+		return &c
+	case *OutputPartial:
+		c := *e
+		c.JSON = slices.Clone(e.JSON)
+		return &c
+	case *OutputChecked:
+		c := *e
+		c.Errors = slices.Clone(e.Errors)
+		return &c
+	case *TextDelta: // the frequent ones, without reflection
+		return ptr(*e)
+	case *ReasoningDelta:
+		return ptr(*e)
+	case *ToolCallDelta:
+		return ptr(*e)
+	}
+	// An event of plain values: a copy of the struct is a deep copy.
+	v := reflect.ValueOf(ev).Elem()
+	c := reflect.New(v.Type())
+	c.Elem().Set(v)
+	return c.Interface().(Event)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func cloneCalls(calls []ToolCallPart) []ToolCallPart {
+	out := slices.Clone(calls)
+	for i := range out {
+		out[i].Arguments = slices.Clone(out[i].Arguments)
+	}
+	return out
+}
+
+func cloneRequest(req *ModelRequest) *ModelRequest {
+	if req == nil {
+		return nil
+	}
+	c := *req
+	c.Messages = cloneMessages(req.Messages)
+	c.Tools = slices.Clone(req.Tools)
+	c.Options = maps.Clone(req.Options)
+	c.StopSequences = slices.Clone(req.StopSequences)
+	if req.Temperature != nil {
+		c.Temperature = ptr(*req.Temperature)
+	}
+	if req.TopP != nil {
+		c.TopP = ptr(*req.TopP)
+	}
+	if req.OutputSchema != nil {
+		c.OutputSchema = ptr(*req.OutputSchema)
+	}
+	return &c
+}
+
+func cloneResponse(resp *ModelResponse) *ModelResponse {
+	if resp == nil {
+		return nil
+	}
+	c := *resp
+	c.Message = cloneMessages([]Message{resp.Message})[0]
+	return &c
+}
+
+func cloneResult(res *Result) *Result {
+	if res == nil {
+		return nil
+	}
+	c := *res
+	c.Messages = cloneMessages(res.Messages)
+	c.Pending = cloneCalls(res.Pending)
+	c.UsageByPurpose = maps.Clone(res.UsageByPurpose)
+	return &c
+}
