@@ -23,6 +23,7 @@ type outputState struct {
 	wrapped  bool
 	resolved *jsonschema.Resolved // of schema.Schema, for validation
 	prompt   string               // OutputPrompted: appended to the instructions
+	tool     ToolSpec             // OutputTool: the output tool
 	retries  int
 	decode   func(json.RawMessage) error
 	attempts int // answers checked so far
@@ -78,7 +79,7 @@ func (r *run) setupOutput() error {
 		if s.Description != "" {
 			desc += " The answer: " + s.Description
 		}
-		r.specs = append(r.specs, ToolSpec{Name: OutputToolName, Description: desc, InputSchema: o.sent})
+		o.tool = ToolSpec{Name: OutputToolName, Description: desc, InputSchema: o.sent}
 	case OutputPrompted:
 		raw, err := json.Marshal(o.sent)
 		if err != nil {
@@ -150,6 +151,7 @@ func (o *outputState) shapeRequest(req *ModelRequest) {
 		req.OutputSchema = &s
 	case OutputTool:
 		req.OutputSchema = nil
+		req.Tools = append(slices.Clip(req.Tools), o.tool)
 		if len(req.Tools) == 1 {
 			req.ToolChoice = ToolChoice{Mode: ToolChoiceTool, Name: OutputToolName}
 		} else {

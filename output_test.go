@@ -434,3 +434,28 @@ func TestOutputEventsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeAs(t *testing.T) {
+	pay := runlet.NewTool("pay", "pays", func(context.Context, struct{}) (string, error) { return "paid", nil }, runlet.RequireApproval())
+	m := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c1", "pay", `{}`)),
+		runlettest.ToolCallReply(runlettest.Call("c2", runlet.OutputToolName, validInvoice)),
+	)
+	agent := &runlet.Agent{Name: "x", Model: modeModel{m, runlet.OutputTool}, Tools: []runlet.Tool{pay}}
+	rt := runlet.NewRuntime()
+	res, err := runlet.RunAs[invoice](context.Background(), rt, agent, "x")
+	if err != nil || res.Status != runlet.StatusInterrupted {
+		t.Fatalf("status %s err %v", res.Status, err)
+	}
+	out, err := runlet.ResumeAs[invoice](context.Background(), rt, agent, res.RunID, runlet.Approve("c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Value.Number != "A-17" || out.Status != runlet.StatusCompleted {
+		t.Fatalf("resumed: %+v", out)
+	}
+	// The resumed run still offered the output tool.
+	if reqs := m.Requests(); len(reqs[1].Tools) != 2 || reqs[1].Tools[1].Name != runlet.OutputToolName {
+		t.Fatalf("resumed request tools %v", reqs[1].Tools)
+	}
+}
