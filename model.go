@@ -93,7 +93,10 @@ type OutputSchema struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description,omitempty"`
 	Schema      *jsonschema.Schema `json:"schema"`
-	Strict      bool               `json:"strict,omitempty"`
+	// Strict asks a provider for strict schema enforcement. The OpenAI
+	// adapters enforce strictly whenever the schema can be made strict,
+	// whatever Strict says (see providers/openai).
+	Strict bool `json:"strict,omitempty"`
 	// Mode forces an output mode; empty lets the run choose (see OutputMode).
 	Mode OutputMode `json:"mode,omitempty"`
 }

@@ -181,7 +181,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			w.OutputConfig = make(map[string]any, 1)
 		}
 		if _, set := w.OutputConfig["format"]; !set {
-			raw, err := schemajson.Marshal(req.OutputSchema.Schema)
+			raw, err := outputSchemaJSON(req.OutputSchema.Schema)
 			if err != nil {
 				return built{}, m.invalid("output schema", err)
 			}

@@ -461,11 +461,11 @@ func TestRequestOutputSchema(t *testing.T) {
 	req := userRequest("x")
 	req.OutputSchema = &runlet.OutputSchema{Name: "out", Schema: schema}
 	body, _ := build(t, Config{}, req, false)
-	field(t, body, "output_config", `{"format":{"type":"json_schema","schema":{"type":"object","properties":{"n":{"type":"integer"}}}}}`)
+	field(t, body, "output_config", `{"format":{"type":"json_schema","schema":{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}}}`)
 
 	req.Options = map[string]any{"output_config": map[string]any{"effort": "low"}}
 	body, _ = build(t, Config{}, req, false)
-	field(t, body, "output_config", `{"effort":"low","format":{"type":"json_schema","schema":{"type":"object","properties":{"n":{"type":"integer"}}}}}`)
+	field(t, body, "output_config", `{"effort":"low","format":{"type":"json_schema","schema":{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}}}`)
 	if _, ok := req.Options["output_config"].(map[string]any)["format"]; ok {
 		t.Error("the caller's option map was modified")
 	}

@@ -234,16 +234,12 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 		}
 	}
 	if os := req.OutputSchema; os != nil {
-		name := os.Name
-		if name == "" {
-			name = "output"
+		name, raw, strict, err := outputFormat(os)
+		if err != nil {
+			return chatBuilt{}, fmt.Errorf("openai chat: output schema: %w", err)
 		}
-		js := &chatJSONSchema{Name: name, Description: os.Description, Strict: os.Strict}
+		js := &chatJSONSchema{Name: name, Description: os.Description, Strict: strict}
 		if os.Schema != nil {
-			raw, err := schemajson.Marshal(os.Schema)
-			if err != nil {
-				return chatBuilt{}, fmt.Errorf("openai chat: output schema: %w", err)
-			}
 			js.Schema = raw
 		}
 		r.ResponseFormat = &chatResponseFormat{Type: "json_schema", JSONSchema: js}

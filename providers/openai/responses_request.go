@@ -268,15 +268,11 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			if w.Text == nil {
 				w.Text = make(map[string]any, 1)
 			}
-			name := sch.Name
-			if name == "" {
-				name = "output"
-			}
-			raw, err := schemajson.Marshal(sch.Schema)
+			name, raw, strict, err := outputFormat(sch)
 			if err != nil {
 				return respBuilt{}, m.invalid("output schema", err)
 			}
-			format := map[string]any{"type": "json_schema", "name": name, "schema": raw, "strict": sch.Strict}
+			format := map[string]any{"type": "json_schema", "name": name, "schema": raw, "strict": strict}
 			if sch.Description != "" {
 				format["description"] = sch.Description
 			}

@@ -159,10 +159,10 @@ func TestResponsesRequestOutputSchema(t *testing.T) {
 		t.Error("the caller's text option was modified")
 	}
 
-	// Unnamed schemas get a name (the API requires one); a format in the
-	// text option wins.
+	// Unnamed schemas get a name (the API requires one) and are strict when
+	// they can be; a format in the text option wins.
 	body = respBody(t, m, &runlet.ModelRequest{OutputSchema: &runlet.OutputSchema{Schema: schema}}, false)
-	if f := body["text"].(map[string]any)["format"].(map[string]any); f["name"] != "output" || f["strict"] != false {
+	if f := body["text"].(map[string]any)["format"].(map[string]any); f["name"] != "output" || f["strict"] != true {
 		t.Errorf("format = %v", f)
 	}
 	body = respBody(t, m, &runlet.ModelRequest{OutputSchema: &runlet.OutputSchema{Schema: schema}, Options: map[string]any{"text": map[string]any{"format": map[string]any{"type": "json_object"}}}}, false)
