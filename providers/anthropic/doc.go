@@ -39,7 +39,9 @@
 // and stop_sequences. max_tokens is always sent: the "max_tokens" option,
 // else Settings.MaxOutputTokens, else Config.MaxTokens, else
 // DefaultMaxTokens (4096). An OutputSchema becomes output_config.format
-// {"type":"json_schema","schema":...}.
+// {"type":"json_schema","schema":...}, the schema fitted to the API's limits
+// (see Messages.OutputMode for the models and schemas that use it; the
+// others get the run's output tool instead).
 //
 // # Options
 //

@@ -46,9 +46,12 @@ func nativeModel(model string) bool {
 		return false
 	}
 	family := parts[0]
+	if _, err := strconv.Atoi(family); err == nil {
+		return false // claude-3-5-sonnet style: the version comes first
+	}
 	major, err := strconv.Atoi(parts[1])
 	if err != nil {
-		return false // claude-3-5-sonnet style: the version comes first
+		return false
 	}
 	minor := 0
 	if len(parts) > 2 && len(parts[2]) <= 2 {

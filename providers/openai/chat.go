@@ -32,7 +32,9 @@ import (
 // content and their tool calls as tool_calls; tool results (ToolResultPart)
 // become "tool" messages. Tools are sent as functions with their JSON
 // Schema; ToolChoice maps to "auto", "none", "required" or a named
-// function; OutputSchema becomes response_format {"type": "json_schema"}.
+// function; OutputSchema becomes response_format {"type": "json_schema"},
+// strict when the schema can be made strict (see ChatCompletions.OutputMode
+// for the rules).
 //
 // Settings map to temperature, top_p, stop and an output token limit. The
 // limit goes in "max_completion_tokens" when talking to OpenAI itself

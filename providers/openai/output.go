@@ -31,6 +31,33 @@ var legacyModelPrefixes = []string{"gpt-3.5", "gpt-4-", "o1-mini", "o1-preview"}
 // (Ollama, vLLM, llama.cpp, other names); the output tool for the DeepSeek,
 // DashScope and OpenRouter presets, and for OpenAI models that predate
 // Structured Outputs (gpt-3.5*, gpt-4, gpt-4-*, o1-mini, o1-preview).
+//
+// In native mode, both adapters send the schema strict when it can be made
+// strict, and as given with strict false otherwise; the run's own
+// validation checks answers either way. The strict transform, applied to
+// the root, properties, items, anyOf branches and $defs:
+//
+//   - The root must be an object (the runtime wraps other values in
+//     {"value": ...}).
+//   - Every object gets additionalProperties false and lists all its
+//     properties in required. A property that was optional becomes
+//     nullable: "null" joins its type (and null its enum), or, for a $ref
+//     or anyOf, an anyOf branch {"type": "null"}. The runtime drops such
+//     nulls again before validating, so optional stays optional.
+//   - Kept keywords: type, properties, required, additionalProperties,
+//     items, anyOf, enum, const, $ref, $defs, definitions, description,
+//     title, pattern, format (date-time, time, date, duration, email,
+//     hostname, ipv4, ipv6, uuid), multipleOf, minimum, maximum,
+//     exclusiveMinimum, exclusiveMaximum, minItems, maxItems. oneOf
+//     becomes anyOf.
+//   - Dropped keywords (the run's own validation still enforces them):
+//     default, examples, deprecated, readOnly, writeOnly, minLength,
+//     maxLength, other formats, uniqueItems, contains, min/maxContains,
+//     min/maxProperties, propertyNames, not, if/then/else, dependent*.
+//   - Not strict at all (sent as is, strict false): an object whose
+//     additionalProperties allows members (a Go map), patternProperties,
+//     allOf, prefixItems, unevaluated*, $dynamicRef, a schema without a
+//     type ({} — a Go interface field), or a false schema.
 func (m *ChatCompletions) OutputMode(*runlet.OutputSchema) runlet.OutputMode {
 	if mode, ok := presetOutputModes[m.r.name]; ok {
 		return mode
@@ -84,31 +111,9 @@ func strictFor(s *jsonschema.Schema) *jsonschema.Schema {
 	return st
 }
 
-// strictSchema rewrites s for OpenAI's strict Structured Outputs, or
-// reports that it cannot. The rules, applied to the root, properties,
-// items, anyOf branches and $defs:
-//
-//   - The root must be an object (the runtime wraps other values in
-//     {"value": ...}).
-//   - Every object gets additionalProperties false and lists all its
-//     properties in required. A property that was optional becomes
-//     nullable: "null" joins its type (and null its enum), or, for a $ref
-//     or anyOf, an anyOf branch {"type": "null"}. The runtime drops such
-//     nulls again before validating, so optional stays optional.
-//   - Kept keywords: type, properties, required, additionalProperties,
-//     items, anyOf, enum, const, $ref, $defs, definitions, description,
-//     title, pattern, format (date-time, time, date, duration, email,
-//     hostname, ipv4, ipv6, uuid), multipleOf, minimum, maximum,
-//     exclusiveMinimum, exclusiveMaximum, minItems, maxItems. oneOf
-//     becomes anyOf.
-//   - Dropped keywords (the run's own validation still enforces them):
-//     default, examples, deprecated, readOnly, writeOnly, minLength,
-//     maxLength, other formats, uniqueItems, contains, min/maxContains,
-//     min/maxProperties, propertyNames, not, if/then/else, dependent*.
-//   - Not strict at all (sent as is, strict false): an object whose
-//     additionalProperties allows members (a Go map), patternProperties,
-//     allOf, prefixItems, unevaluated*, $dynamicRef, a schema without a
-//     type ({} — a Go interface field), or a false schema.
+// strictSchema rewrites s for OpenAI's strict Structured Outputs by the
+// rules in the ChatCompletions.OutputMode documentation, or reports that it
+// cannot.
 func strictSchema(s *jsonschema.Schema) (*jsonschema.Schema, bool) {
 	if s.Type != "object" {
 		return nil, false

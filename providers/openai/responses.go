@@ -76,8 +76,9 @@ import (
 //     (every property required, additionalProperties false); default false.
 //   - "reasoning" (object): {"effort": "low"|..., "summary": "auto"|"concise"|"detailed"}.
 //   - "text" (object): merged into the text parameter, such as
-//     {"verbosity": "low"}; ModelRequest.OutputSchema fills text.format unless
-//     the option sets it.
+//     {"verbosity": "low"}; ModelRequest.OutputSchema fills text.format
+//     (json_schema, strict when the schema can be made strict) unless the
+//     option sets it.
 //   - "tools" (list of objects): built-in tools, such as
 //     [{"type": "web_search"}], sent after the function tools of
 //     ModelRequest.Tools. The model runs them on OpenAI's side; their output
