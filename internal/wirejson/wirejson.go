@@ -86,3 +86,27 @@ func ToInt(v any) (int, bool) {
 	}
 	return 0, false
 }
+
+// Object returns a tool call's arguments when they are a JSON object, else
+// {}: the APIs want an object, and a model's broken arguments (say, cut off
+// by a token limit) must not make the next request fail.
+func Object(args json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(args)
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t
+	}
+	return json.RawMessage("{}")
+}
+
+// Compact returns JSON received from a provider in compact form, "{}" when
+// absent or null, and invalid JSON unchanged (copied).
+func Compact(in json.RawMessage) json.RawMessage {
+	if len(in) == 0 || string(in) == "null" {
+		return json.RawMessage("{}")
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, in) != nil {
+		return append(json.RawMessage(nil), in...)
+	}
+	return buf.Bytes()
+}

@@ -41,3 +41,16 @@ func TestToInt(t *testing.T) {
 		}
 	}
 }
+
+func TestObjectAndCompact(t *testing.T) {
+	for in, want := range map[string]string{` {"a":1} `: `{"a":1}`, `[1]`: `{}`, `{"a":`: `{}`, ``: `{}`} {
+		if got := Object(json.RawMessage(in)); string(got) != want {
+			t.Errorf("Object(%q) = %s", in, got)
+		}
+	}
+	for in, want := range map[string]string{"{ \"a\" : 1 }": `{"a":1}`, `null`: `{}`, ``: `{}`, `{"a":`: `{"a":`} {
+		if got := Compact(json.RawMessage(in)); string(got) != want {
+			t.Errorf("Compact(%q) = %s", in, got)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -319,7 +318,7 @@ func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) []wireContent
 			blocks = append(blocks, wireContent{Type: "redacted_thinking", Data: p.Encrypted})
 		}
 	case runlet.ToolCallPart:
-		blocks = append(blocks, wireContent{Type: "tool_use", ID: toolID(p.ID), Name: p.Name, Input: toolInput(p.Arguments)})
+		blocks = append(blocks, wireContent{Type: "tool_use", ID: toolID(p.ID), Name: p.Name, Input: wirejson.Object(p.Arguments)})
 	case runlet.ToolResultPart:
 		c := wireContent{Type: "tool_result", ToolUseID: toolID(p.CallID), IsError: p.IsError}
 		if p.Content != "" {
@@ -372,17 +371,6 @@ func source(u, mediaType string, data []byte, document bool) *wireSource {
 		return &wireSource{Type: "url", URL: u}
 	}
 	return nil
-}
-
-// toolInput returns the arguments when they are a JSON object, else {}:
-// tool_use input must be an object, and a model's broken arguments (say,
-// cut off by max_tokens) must not make the next request fail.
-func toolInput(args json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(args)
-	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
-		return t
-	}
-	return json.RawMessage("{}")
 }
 
 // toolID makes a tool call ID acceptable to the API (^[a-zA-Z0-9_-]+$),

@@ -1,10 +1,10 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // wireResponse is a non-streaming Messages API response (and the "message"
@@ -114,7 +114,7 @@ func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 				msg.Parts = append(msg.Parts, runlet.TextPart{Text: b.Text})
 			}
 		case "tool_use":
-			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: b.ID, Name: b.Name, Arguments: compactArgs(b.Input)})
+			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: b.ID, Name: b.Name, Arguments: wirejson.Compact(b.Input)})
 			hasCalls = true
 		case "thinking":
 			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: b.Thinking, Signature: b.Signature, Provider: m.cfg.name})
@@ -129,16 +129,4 @@ func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 		ID:           w.ID,
 		Model:        w.Model,
 	}
-}
-
-// compactArgs returns tool input as compact JSON, "{}" when absent.
-func compactArgs(in json.RawMessage) json.RawMessage {
-	if len(in) == 0 || string(in) == "null" {
-		return json.RawMessage("{}")
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, in) != nil {
-		return append(json.RawMessage(nil), in...)
-	}
-	return buf.Bytes()
 }

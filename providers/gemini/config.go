@@ -1,0 +1,114 @@
+package gemini
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/runlet/runlet/internal/httpc"
+)
+
+// Defaults for Config.
+const (
+	// DefaultBaseURL is the Gemini API root with its API version; requests
+	// go to DefaultBaseURL + "/models/{model}:generateContent".
+	DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
+	// DefaultName labels errors and the continuation state (thought
+	// signatures) made by this adapter.
+	DefaultName = "gemini"
+)
+
+// Config is the connection-level configuration of the Gemini adapter.
+// Everything request-level (temperature, thinking, safety settings, ...)
+// goes in runlet.ModelRequest instead.
+type Config struct {
+	// APIKey is sent as the x-goog-api-key header. Empty means
+	// $GEMINI_API_KEY, else $GOOGLE_API_KEY; when those are empty too, or
+	// Headers sets Authorization (a Vertex AI access token), no key is sent.
+	APIKey string
+	// BaseURL is everything before "/models/{model}:generateContent".
+	// Empty means DefaultBaseURL; a URL without a path, such as
+	// "https://generativelanguage.googleapis.com", gets "/v1beta". For
+	// Vertex AI use
+	// "https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}/publishers/google"
+	// with an "Authorization: Bearer {token}" entry in Headers.
+	BaseURL string
+	// Model is the model name sent with every request, such as
+	// "gemini-2.5-flash" (a "models/" prefix is accepted). A request option
+	// "model" overrides it.
+	Model string
+	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
+	// come from the context, so it needs no Timeout.
+	HTTPClient *http.Client
+	// Headers are added to every request.
+	Headers http.Header
+	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx,
+	// connection errors, streams that fail before their first delta, and
+	// malformed function calls), waiting as long as a google.rpc.RetryInfo
+	// asks. Zero means 2; negative means none.
+	MaxRetries int
+	// Name labels errors and the thought signatures this adapter produces
+	// (the Provider of parts). Empty means "gemini". Two adapters with the
+	// same Name accept each other's signatures.
+	Name string
+}
+
+// resolved is a Config with defaults applied.
+type resolved struct {
+	name   string
+	base   string
+	model  string
+	key    string
+	client *httpc.Client
+}
+
+func (c Config) resolve() resolved {
+	name := c.Name
+	if name == "" {
+		name = DefaultName
+	}
+	h := make(http.Header, len(c.Headers)+1)
+	for k, v := range c.Headers {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	key := c.APIKey
+	if key == "" && h.Get("Authorization") == "" {
+		key = os.Getenv("GEMINI_API_KEY")
+		if key == "" {
+			key = os.Getenv("GOOGLE_API_KEY")
+		}
+	}
+	if key != "" {
+		h.Set("X-Goog-Api-Key", key)
+	}
+	base := strings.TrimRight(c.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	} else if u, err := url.Parse(base); err == nil && u.Path == "" {
+		base += "/v1beta"
+	}
+	retries := c.MaxRetries
+	switch {
+	case retries == 0:
+		retries = httpc.DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	return resolved{
+		name:   name,
+		base:   base,
+		model:  c.Model,
+		key:    key,
+		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
+	}
+}
+
+// endpoint is the URL of a model's method.
+func (r *resolved) endpoint(model string, stream bool) string {
+	model = strings.TrimPrefix(model, "models/")
+	if stream {
+		return r.base + "/models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"
+	}
+	return r.base + "/models/" + url.PathEscape(model) + ":generateContent"
+}

@@ -1,0 +1,378 @@
+package gemini
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
+)
+
+// Wire types of the request body (GenerateContentRequest). Only what the
+// adapter writes is modelled; everything else reaches the body through
+// ModelRequest.Options.
+type wireRequest struct {
+	Contents          []wireContent   `json:"contents"`
+	SystemInstruction *wireContent    `json:"systemInstruction,omitempty"`
+	Tools             []wireTool      `json:"tools,omitempty"`
+	ToolConfig        *wireToolConfig `json:"toolConfig,omitempty"`
+	GenerationConfig  json.RawMessage `json:"generationConfig,omitempty"`
+}
+
+type wireContent struct {
+	Role  string     `json:"role,omitempty"`
+	Parts []wirePart `json:"parts"`
+}
+
+// wirePart is one Part, in requests and responses; the fields set depend
+// on its kind.
+type wirePart struct {
+	Text             *string           `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
+	InlineData       *wireBlob         `json:"inlineData,omitempty"`
+	FileData         *wireFileData     `json:"fileData,omitempty"`
+	FunctionCall     *wireFunctionCall `json:"functionCall,omitempty"`
+	FunctionResponse *wireFuncResponse `json:"functionResponse,omitempty"`
+}
+
+type wireBlob struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"` // base64
+}
+
+type wireFileData struct {
+	MimeType string `json:"mimeType,omitempty"`
+	FileURI  string `json:"fileUri"`
+}
+
+type wireFunctionCall struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type wireFuncResponse struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+type wireTool struct {
+	FunctionDeclarations []wireFunctionDecl `json:"functionDeclarations"`
+}
+
+type wireFunctionDecl struct {
+	Name                 string          `json:"name"`
+	Description          string          `json:"description,omitempty"`
+	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
+}
+
+type wireToolConfig struct {
+	FunctionCallingConfig wireFunctionCalling `json:"functionCallingConfig"`
+}
+
+type wireFunctionCalling struct {
+	Mode                 string   `json:"mode"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+}
+
+type wireGenerationConfig struct {
+	Temperature        *float64        `json:"temperature,omitempty"`
+	TopP               *float64        `json:"topP,omitempty"`
+	MaxOutputTokens    int             `json:"maxOutputTokens,omitempty"`
+	StopSequences      []string        `json:"stopSequences,omitempty"`
+	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+	ThinkingConfig     map[string]any  `json:"thinkingConfig,omitempty"`
+}
+
+// Option keys the adapter interprets; every other key is set on the body
+// as given (safetySettings, cachedContent, labels, ...).
+const (
+	optModel            = "model"
+	optThinkingBudget   = "thinking_budget"
+	optThinkingLevel    = "thinking_level"
+	optIncludeThoughts  = "include_thoughts"
+	optGenerationConfig = "generationConfig"
+)
+
+// skipSignature is the placeholder the Gemini API documents for a function
+// call whose thought signature is unknown (history from another model or
+// provider); Gemini 3 models reject such a call without one.
+const skipSignature = "skip_thought_signature_validator"
+
+// buildRequest translates a runlet request into a GenerateContentRequest
+// body and the URL to post it to.
+func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string, body []byte, err error) {
+	if req == nil {
+		return "", nil, m.invalid("nil request", nil)
+	}
+	model := m.cfg.model
+	gen := wireGenerationConfig{
+		Temperature:     req.Temperature,
+		TopP:            req.TopP,
+		MaxOutputTokens: req.MaxOutputTokens,
+		StopSequences:   req.StopSequences,
+	}
+	var overlay, genOverlay map[string]any
+	for k, v := range req.Options {
+		var err error
+		switch k {
+		case optModel:
+			s, ok := v.(string)
+			if !ok || s == "" {
+				err = fmt.Errorf("want a model name, got %T", v)
+			}
+			model = s
+		case optThinkingBudget:
+			n, ok := wirejson.ToInt(v)
+			if !ok {
+				err = fmt.Errorf("want an integer, got %v", v)
+			}
+			thinking(&gen)["thinkingBudget"] = n
+		case optThinkingLevel:
+			s, ok := v.(string)
+			if !ok || s == "" {
+				err = fmt.Errorf("want a level such as \"low\" or \"high\", got %v", v)
+			}
+			thinking(&gen)["thinkingLevel"] = s
+		case optIncludeThoughts:
+			b, ok := v.(bool)
+			if !ok {
+				err = fmt.Errorf("want a bool, got %T", v)
+			}
+			thinking(&gen)["includeThoughts"] = b
+		case optGenerationConfig:
+			g, ok := v.(map[string]any)
+			if !ok {
+				err = fmt.Errorf("want an object, got %T", v)
+			}
+			genOverlay = g
+		case "alt", "stream":
+			err = fmt.Errorf("set by the adapter (Generate or Stream)")
+		default:
+			if overlay == nil {
+				overlay = make(map[string]any, len(req.Options))
+			}
+			overlay[k] = v
+		}
+		if err != nil {
+			return "", nil, m.invalid(fmt.Sprintf("invalid option %q", k), err)
+		}
+	}
+	if model == "" {
+		return "", nil, m.invalid("no model: set Config.Model or the \"model\" option", nil)
+	}
+	if s := req.OutputSchema; s != nil && s.Schema != nil {
+		raw, err := schemajson.Marshal(s.Schema)
+		if err != nil {
+			return "", nil, m.invalid("output schema", err)
+		}
+		gen.ResponseMimeType, gen.ResponseJSONSchema = "application/json", raw
+	}
+
+	w := wireRequest{Contents: m.contents(req.Messages, model)}
+	if req.Instructions != "" {
+		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: &req.Instructions}}}
+	}
+	if len(req.Tools) > 0 {
+		decls := make([]wireFunctionDecl, len(req.Tools))
+		for i, t := range req.Tools {
+			decls[i] = wireFunctionDecl{Name: t.Name, Description: t.Description}
+			if t.InputSchema != nil {
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return "", nil, m.invalid(fmt.Sprintf("tool %q: input schema", t.Name), err)
+				}
+				decls[i].ParametersJSONSchema = raw
+			}
+		}
+		w.Tools = []wireTool{{FunctionDeclarations: decls}}
+		w.ToolConfig = toolConfig(req.ToolChoice)
+	}
+	if w.GenerationConfig, err = wirejson.Marshal(gen); err != nil {
+		return "", nil, m.invalid("encoding request", err)
+	}
+	if len(genOverlay) > 0 {
+		if w.GenerationConfig, err = wirejson.Overlay(w.GenerationConfig, genOverlay); err != nil {
+			return "", nil, m.invalid("encoding option \"generationConfig\"", err)
+		}
+	}
+	if string(w.GenerationConfig) == "{}" {
+		w.GenerationConfig = nil
+	}
+	if body, err = wirejson.Marshal(w); err != nil {
+		return "", nil, m.invalid("encoding request", err)
+	}
+	if len(overlay) > 0 {
+		if body, err = wirejson.Overlay(body, overlay); err != nil {
+			return "", nil, m.invalid("encoding request options", err)
+		}
+	}
+	return m.cfg.endpoint(model, stream), body, nil
+}
+
+func thinking(g *wireGenerationConfig) map[string]any {
+	if g.ThinkingConfig == nil {
+		g.ThinkingConfig = make(map[string]any, 2)
+	}
+	return g.ThinkingConfig
+}
+
+func (m *Model) invalid(msg string, err error) *runlet.ProviderError {
+	return &runlet.ProviderError{Provider: m.cfg.name, Message: msg, Err: err}
+}
+
+// toolConfig maps a tool choice to a functionCallingConfig; nil for the
+// provider default.
+func toolConfig(tc runlet.ToolChoice) *wireToolConfig {
+	var c wireFunctionCalling
+	switch tc.Mode {
+	case runlet.ToolChoiceAuto:
+		c.Mode = "AUTO"
+	case runlet.ToolChoiceNone:
+		c.Mode = "NONE"
+	case runlet.ToolChoiceRequired:
+		c.Mode = "ANY"
+	case runlet.ToolChoiceTool:
+		c.Mode, c.AllowedFunctionNames = "ANY", []string{tc.Name}
+	default:
+		return nil
+	}
+	return &wireToolConfig{FunctionCallingConfig: c}
+}
+
+// contents converts runlet messages to Gemini contents: assistant messages
+// become "model" contents, user and tool messages "user" ones, and
+// consecutive messages with the same role are merged. Messages left without
+// parts are dropped.
+func (m *Model) contents(msgs []runlet.Message, model string) []wireContent {
+	out := make([]wireContent, 0, len(msgs))
+	names := map[string]string{} // tool call ID -> name, for function responses
+	for _, msg := range msgs {
+		role := "user"
+		if msg.Role == runlet.RoleAssistant {
+			role = "model"
+		}
+		var parts []wirePart
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			parts = out[n-1].Parts
+		}
+		start := len(parts)
+		for _, p := range msg.Parts {
+			parts = m.appendPart(parts, p, names)
+		}
+		if role == "model" && needsSkipSignature(model) {
+			firstCallSigned(parts[start:])
+		}
+		switch n := len(out); {
+		case n > 0 && out[n-1].Role == role:
+			out[n-1].Parts = parts
+		case len(parts) > 0:
+			out = append(out, wireContent{Role: role, Parts: parts})
+		}
+	}
+	return out
+}
+
+// needsSkipSignature reports whether a model validates thought signatures
+// on function calls (Gemini 3 and later; 1.x and 2.x do not).
+func needsSkipSignature(model string) bool {
+	model = strings.TrimPrefix(model, "models/")
+	return !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
+}
+
+// firstCallSigned gives the first function call of a model turn the
+// documented placeholder signature when it has none: Gemini signs the first
+// call of each step and rejects a turn whose first call lost its signature.
+func firstCallSigned(parts []wirePart) {
+	for i := range parts {
+		if parts[i].FunctionCall != nil {
+			if parts[i].ThoughtSignature == "" {
+				parts[i].ThoughtSignature = skipSignature
+			}
+			return
+		}
+	}
+}
+
+// appendPart appends the wire parts for one runlet part. Thought signatures
+// go back only to the adapter (Name) that produced them.
+func (m *Model) appendPart(parts []wirePart, p runlet.Part, names map[string]string) []wirePart {
+	own := func(provider string) bool { return provider == m.cfg.name }
+	switch p := p.(type) {
+	case runlet.TextPart:
+		w := wirePart{Text: &p.Text}
+		if own(p.Provider) {
+			w.ThoughtSignature = p.Signature
+		}
+		if p.Text != "" || w.ThoughtSignature != "" {
+			parts = append(parts, w)
+		}
+	case runlet.ReasoningPart:
+		// Gemini reads nothing from unsigned thought text, and another
+		// provider's reasoning means nothing to it.
+		if own(p.Provider) && p.Signature != "" {
+			parts = append(parts, wirePart{Text: &p.Text, Thought: true, ThoughtSignature: p.Signature})
+		}
+	case runlet.ToolCallPart:
+		names[p.ID] = p.Name
+		w := wirePart{FunctionCall: &wireFunctionCall{ID: p.ID, Name: p.Name, Args: wirejson.Object(p.Arguments)}}
+		if own(p.Provider) {
+			w.ThoughtSignature = p.Signature
+		}
+		parts = append(parts, w)
+	case runlet.ToolResultPart:
+		name := p.Name
+		if name == "" {
+			name = names[p.CallID]
+		}
+		resp := map[string]any{"output": p.Content}
+		if p.IsError {
+			resp = map[string]any{"error": p.Content}
+		}
+		parts = append(parts, wirePart{FunctionResponse: &wireFuncResponse{ID: p.CallID, Name: name, Response: resp}})
+	case runlet.ImagePart:
+		if w, ok := media(p.URL, p.MediaType, p.Data); ok {
+			parts = append(parts, w)
+		}
+	case runlet.FilePart:
+		if w, ok := media(p.URL, p.MediaType, p.Data); ok {
+			parts = append(parts, w)
+		}
+	}
+	return parts
+}
+
+// media builds an inlineData part from bytes or a data: URL, or a fileData
+// part from any other URL (a Files API URI, gs:// on Vertex AI, an https
+// or YouTube URL).
+func media(u, mediaType string, data []byte) (wirePart, bool) {
+	if len(data) == 0 && strings.HasPrefix(u, "data:") {
+		mt, d, ok := dataurl.Parse(u)
+		if !ok {
+			return wirePart{}, false
+		}
+		data = d
+		if mediaType == "" {
+			mediaType = mt
+		}
+	}
+	if len(data) > 0 {
+		if mediaType == "" {
+			mediaType = http.DetectContentType(data)
+		}
+		mediaType, _, _ = strings.Cut(mediaType, ";") // drop parameters such as charset
+		return wirePart{InlineData: &wireBlob{MimeType: strings.TrimSpace(mediaType), Data: base64.StdEncoding.EncodeToString(data)}}, true
+	}
+	if u == "" {
+		return wirePart{}, false
+	}
+	return wirePart{FileData: &wireFileData{MimeType: mediaType, FileURI: u}}, true
+}
