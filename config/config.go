@@ -39,6 +39,9 @@ type File struct {
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
 	// ToolConcurrency bounds parallel tool calls within a turn.
 	ToolConcurrency int `yaml:"tool_concurrency"`
+	// MCPServers are MCP servers whose tools the agent may call; see
+	// MCPServer and Setup.ConnectMCP.
+	MCPServers []MCPServer `yaml:"mcp_servers"`
 
 	// Source names where the config came from, for messages: the file
 	// name given to Load or Decode; empty for a File built in code.
@@ -233,6 +236,7 @@ func (f *File) validate() []error {
 	if p := f.Model.Settings.TopP; p != nil && (*p < 0 || *p > 1) {
 		errs = append(errs, f.errAt("model.settings.top_p", "", "must be between 0 and 1, got %v", *p))
 	}
+	errs = append(errs, f.validateMCP()...)
 	return errs
 }
 

@@ -44,6 +44,19 @@
 //	    require_approval: false
 //	tool_timeout: 30s               # for tools without their own timeout
 //	tool_concurrency: 4             # parallel tool calls per turn
+//	mcp_servers:                    # tools of MCP servers, named NAME_TOOL
+//	  - name: files                 # a server on stdio
+//	    command: npx
+//	    args: [-y, "@modelcontextprotocol/server-filesystem", /tmp]
+//	    env: {LOG_LEVEL: warn}
+//	  - name: github                # a remote server (Streamable HTTP; sse: true for HTTP+SSE)
+//	    url: https://api.githubcopilot.com/mcp/
+//	    headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}
+//	    tools: [search_issues]      # only these; default all
+//	    require_approval: true      # also timeout: 30s
+//
+// MCP servers are connected by Setup.ConnectMCP, not by Load: the program
+// (or the CLI) decides when to start them, and closes them.
 //
 // examples/config/agent.yaml is a commented example.
 //
