@@ -149,7 +149,7 @@ func TestInvalid(t *testing.T) {
 		want       string // the whole first error message
 	}{
 		{"unknown top-level field", model + "max_turn: 3\n",
-			`bad.yaml:4:1: max_turn: unknown field; did you mean "max_turns"? (known here: context, instructions, limits, max_turns, model, name, tool_concurrency, tool_timeout and tools)`},
+			`bad.yaml:4:1: max_turn: unknown field; did you mean "max_turns"? (known here: context, instructions, limits, max_turns, mcp_servers, model, name, tool_concurrency, tool_timeout and tools)`},
 		{"unknown nested field", "model:\n  provider: openai\n  nmae: x\n",
 			`bad.yaml:3:3: model.nmae: unknown field; did you mean "name"? (known in model: api_key, base_url, headers, max_retries, name, options, provider and settings)`},
 		{"unknown settings field", model + "  settings:\n    temprature: 1\n",
@@ -377,7 +377,7 @@ func TestDocFormatIsValid(t *testing.T) {
 		yaml.WriteString(strings.TrimPrefix(line, "//\t"))
 	}
 	weather := runlet.NewTool("get_weather", "w", func(_ context.Context, in echoArgs) (string, error) { return "", nil })
-	l := &config.Loader{Tools: config.Tools(weather), LookupEnv: env("OPENAI_API_KEY", "k")}
+	l := &config.Loader{Tools: config.Tools(weather), LookupEnv: env("OPENAI_API_KEY", "k", "GITHUB_TOKEN", "t")}
 	f, err := l.Decode("doc.go", []byte(yaml.String()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, yaml.String())

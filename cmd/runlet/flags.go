@@ -21,6 +21,7 @@ type flags struct {
 	system   string
 	options  optionsFlag
 	tools    listFlag
+	mcp      mcpFlag
 	maxTurns int
 
 	temperature *float64
@@ -56,7 +57,7 @@ a recorded session is replayed):
   --max-tokens N         output token limit per model call
   --tool NAME            built-in tool to offer the model, repeatable:
                          current_time, calculator
-  --max-turns N          model calls per run (default 20)
+` + mcpFlagHelp + `  --max-turns N          model calls per run (default 20)
 
 State:
   --session ID           keep history in session ID, stored on disk
@@ -125,6 +126,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.StringVar(&f.system, "system", "", "")
 	fs.Var(f.options, "option", "")
 	fs.Var(&f.tools, "tool", "")
+	fs.Var(&f.mcp, "mcp", "")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "")
 	fs.Func("temperature", "", func(s string) error {
 		t, err := strconv.ParseFloat(s, 64)

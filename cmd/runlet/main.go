@@ -61,6 +61,7 @@ Usage:
   runlet run [flags] [prompt]   run an agent once; the prompt comes from the
                                 arguments, else standard input
   runlet chat [flags]           an interactive session that keeps its history
+  runlet mcp serve [flags]      serve the agent as an MCP server (stdio or HTTP)
   runlet version                print the version
   runlet help [command]         help for a command
 
@@ -94,6 +95,8 @@ func (a *app) main(args []string) int {
 		return a.cmdRun(rest)
 	case "chat":
 		return a.cmdChat(rest)
+	case "mcp":
+		return a.cmdMCP(rest)
 	case "version", "--version", "-version", "-v":
 		fmt.Fprintln(a.stdout, versionString())
 		return exitOK
@@ -106,6 +109,9 @@ func (a *app) main(args []string) int {
 			case "chat":
 				fmt.Fprint(a.stdout, chatUsage)
 				return exitOK
+			case "mcp":
+				fmt.Fprint(a.stdout, mcpUsage)
+				return exitOK
 			case "version":
 				fmt.Fprintln(a.stdout, "Usage: runlet version\n\nPrints the version, the Go version and the platform.")
 				return exitOK
@@ -117,7 +123,7 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	msg := fmt.Sprintf("runlet: unknown command %q", cmd)
-	if s := closest(cmd, []string{"run", "chat", "version", "help"}); s != "" {
+	if s := closest(cmd, []string{"run", "chat", "mcp", "version", "help"}); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	} else if !strings.HasPrefix(cmd, "-") {
 		msg += fmt.Sprintf(`; to run a prompt, write: runlet run %q`, strings.Join(args, " "))

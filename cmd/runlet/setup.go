@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -44,7 +45,8 @@ type session struct {
 	recordPath   string
 	replayPath   string
 	store        *sqlite.Store
-	describe     string // "gpt-4o-mini via openai"
+	mcp          io.Closer // the MCP servers' connections
+	describe     string    // "gpt-4o-mini via openai"
 }
 
 // usageError is a problem with the command line or the config: exit 2.
@@ -105,6 +107,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*s
 	for _, t := range f.tools {
 		file.Tools = append(file.Tools, config.ToolRef{Name: t})
 	}
+	file.MCPServers = append(file.MCPServers, mcpServers(f.mcp, file.MCPServers)...)
 
 	if m.Provider == "" {
 		switch {
@@ -202,6 +205,14 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*s
 		s.store = st
 		opts = append(opts, runlet.WithStore(st))
 	}
+	if len(file.MCPServers) > 0 {
+		if s.mcp, err = setup.ConnectMCP(ctx, a.stderr); err != nil {
+			if s.store != nil {
+				_ = s.store.Close()
+			}
+			return nil, err
+		}
+	}
 	s.rt = setup.NewRuntime(opts...)
 	return s, nil
 }
@@ -253,6 +264,9 @@ func (s *session) close(a *app) {
 	}
 	if s.store != nil {
 		_ = s.store.Close()
+	}
+	if s.mcp != nil {
+		_ = s.mcp.Close()
 	}
 }
 

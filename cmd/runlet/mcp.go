@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/mcp"
+)
+
+const mcpFlagHelp = `  --mcp SERVER           use the tools of an MCP server, repeatable: a URL
+                         (Streamable HTTP) or a command line (split at spaces,
+                         run on stdio), optionally named NAME=...; tools are
+                         named NAME_TOOL (default name: mcp, mcp2, ...):
+                         --mcp files="npx -y @modelcontextprotocol/server-filesystem /tmp"
+                         (mcp_servers: in --config for headers, env, filters)
+`
+
+const mcpUsage = `Usage: runlet mcp serve [flags]
+
+Serves an agent as an MCP server, so that an MCP client (Claude Desktop,
+Claude Code, Cursor, another runlet with --mcp) can call it as a tool. The
+tool takes a prompt (and, with --session-store, a session_id that continues
+a conversation) and returns the agent's answer; progress notifications
+follow its model and tool calls; a cancelled request stops the run.
+
+It speaks MCP on standard input and output (for clients that start it), or
+over Streamable HTTP with --http. Logs go to standard error.
+
+Flags:
+  --http ADDR            serve Streamable HTTP on ADDR (such as
+                         127.0.0.1:8080) at /mcp instead of stdio
+  --name NAME            the tool's name (default: the agent's name)
+  --description TEXT     what the tool does, for the client's model
+  --session-store FILE   keep conversations by session_id in this SQLite file
+
+` + modelFlagsHelp + `
+Examples:
+  runlet mcp serve --config agent.yaml
+  runlet mcp serve --config agent.yaml --http 127.0.0.1:8080
+  claude mcp add research -- runlet mcp serve --config /path/to/agent.yaml
+`
+
+// mcpFlag collects --mcp values, which may contain commas.
+type mcpFlag []string
+
+func (m *mcpFlag) String() string { return strings.Join(*m, " ") }
+
+func (m *mcpFlag) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("want a URL or a command")
+	}
+	*m = append(*m, s)
+	return nil
+}
+
+var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]+=`)
+
+// mcpServers turns --mcp values into config entries.
+func mcpServers(values []string, taken []config.MCPServer) []config.MCPServer {
+	used := map[string]bool{}
+	for _, s := range taken {
+		used[s.Name] = true
+	}
+	var out []config.MCPServer
+	for _, v := range values {
+		var s config.MCPServer
+		if m := mcpName.FindString(v); m != "" {
+			s.Name, v = strings.TrimSuffix(m, "="), v[len(m):]
+		}
+		for n := 1; s.Name == ""; n++ {
+			name := "mcp"
+			if n > 1 {
+				name += strconv.Itoa(n)
+			}
+			if !used[name] {
+				s.Name = name
+			}
+		}
+		used[s.Name] = true
+		if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+			s.URL = strings.TrimSpace(v)
+		} else if fields := strings.Fields(v); len(fields) > 0 {
+			s.Command, s.Args = fields[0], fields[1:]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// cmdMCP runs "runlet mcp ...".
+func (a *app) cmdMCP(args []string) int {
+	if len(args) == 0 || args[0] != "serve" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprint(a.stdout, mcpUsage)
+			return exitOK
+		}
+		return a.usage("mcp", errors.New("want a subcommand: runlet mcp serve"), mcpUsage)
+	}
+	var f flags
+	fs := newFlagSet("mcp serve", &f)
+	var httpAddr, name, desc string
+	fs.StringVar(&httpAddr, "http", "", "")
+	fs.StringVar(&name, "name", "", "")
+	fs.StringVar(&desc, "description", "", "")
+	fs.StringVar(&f.store, "session-store", "", "")
+	pos, err := parseArgs(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(a.stdout, mcpUsage)
+		return exitOK
+	}
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if err == nil {
+		err = f.validate()
+	}
+	if err != nil {
+		return a.usage("mcp serve", err, mcpUsage)
+	}
+	if f.store != "" {
+		f.session = "mcp" // makes prepare open the store; calls name their own sessions
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := a.prepare(ctx, &f)
+	if err != nil {
+		return a.prepareFailed("mcp serve", err)
+	}
+	defer s.close(a)
+	if s.demo != nil {
+		fmt.Fprintln(a.stderr, "runlet: no model is configured, so the agent REPLAYS a recorded session (one call); see runlet help mcp")
+	}
+	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: strings.Fields(versionString())[1]}, nil)
+	agentTool := mcp.AgentTool{Agent: s.setup.Agent, Runtime: s.rt, Name: name, Description: desc, Sessions: s.store != nil}
+	if err := mcp.AddAgent(server, agentTool); err != nil {
+		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
+		return exitFailed
+	}
+	if httpAddr != "" {
+		return a.serveHTTP(ctx, server, httpAddr)
+	}
+	t := &sdkmcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}}
+	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// serveHTTP serves Streamable HTTP at /mcp until ctx ends.
+func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr string) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s: %v\n", addr, err)
+		return exitUsage
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.HTTPHandler(server))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(a.stderr, "runlet: serving MCP at http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = hs.Shutdown(shutdown)
+		if err == nil {
+			err = <-errc
+		}
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
