@@ -179,12 +179,14 @@ func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr string)
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Requests in flight get a moment to finish; long-lived event
+		// streams (a client's standalone GET) are then cut.
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		err = hs.Shutdown(shutdown)
-		if err == nil {
-			err = <-errc
+		if hs.Shutdown(shutdown) != nil {
+			hs.Close()
 		}
+		err = <-errc
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
