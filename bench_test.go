@@ -59,5 +59,5 @@ func benchStream(b *testing.B, rt *runlet.Runtime) {
 // observer that does nothing: the cost of handing observers their own copy
 // of each event.
 func BenchmarkStreamToolLoopObserved(b *testing.B) {
-	benchStream(b, runlet.NewRuntime(runlet.WithObserver(runlet.ObserverFunc(func(context.Context, runlet.Event) {}))))
+	benchStream(b, runlet.NewRuntime(runlet.WithObservers(runlet.ObserverFunc(func(context.Context, runlet.Event) {}))))
 }

@@ -20,12 +20,13 @@ type RunInfo struct {
 	Agent     string
 	// Turn is the current model call number, from 1.
 	Turn int
-	// PrevInputTokens is the input token count the provider reported for
+
+	// prevInputTokens is the input token count the provider reported for
 	// the previous model call of the run (0 before the first), and
-	// PrevMessages the number of history messages the previous request was
-	// built from, of which the first PrevKeptFrom were dropped by
-	// preparers. Token-budget preparers anchor their estimate on these.
-	PrevInputTokens, PrevMessages, PrevKeptFrom int
+	// prevMessages the number of history messages the previous request was
+	// built from, of which the first prevKeptFrom were dropped by
+	// preparers. TokenBudget anchors its estimate on these.
+	prevInputTokens, prevMessages, prevKeptFrom int
 
 	state StateStore
 	notes *prepNotes

@@ -77,12 +77,12 @@ func TokenBudget(max int, est TokenEstimator) Preparer {
 		info, _ := RunInfoFrom(ctx)
 		from := 0
 		var total int
-		if info.PrevInputTokens > 0 && info.PrevMessages <= len(msgs) && info.PrevKeptFrom <= info.PrevMessages {
-			// Anchor: the previous request (messages[PrevKeptFrom:PrevMessages]
-			// plus instructions and tools) cost PrevInputTokens.
-			from = info.PrevKeptFrom
-			total = info.PrevInputTokens
-			for _, m := range msgs[info.PrevMessages:] {
+		if info.prevInputTokens > 0 && info.prevMessages <= len(msgs) && info.prevKeptFrom <= info.prevMessages {
+			// Anchor: the previous request (messages[prevKeptFrom:prevMessages]
+			// plus instructions and tools) cost prevInputTokens.
+			from = info.prevKeptFrom
+			total = info.prevInputTokens
+			for _, m := range msgs[info.prevMessages:] {
 				total += est(m)
 			}
 		} else {
@@ -129,12 +129,9 @@ func TokenBudget(max int, est TokenEstimator) Preparer {
 	})
 }
 
-// Summarizer replaces all but the last Keep turns with a summary written by
-// Model (typically a cheaper one), once there are more than Keep+Batch
-// turns. Its calls count in the run's usage and limits under the purpose
-// "summarize" (see CallModel). Summaries are cached per session (or per run without one) and
-// extended incrementally, so a summary is not recomputed on every call.
-type Summarizer struct {
+// SummarizerConfig configures Summarizer.
+type SummarizerConfig struct {
+	// Model writes the summaries (typically a cheaper one); required.
 	Model Model
 	// Keep is how many recent turns stay verbatim (default 4).
 	Keep int
@@ -143,7 +140,29 @@ type Summarizer struct {
 	Batch int
 	// Prompt is the instruction given to Model (a sensible default if empty).
 	Prompt string
+}
 
+// Summarizer returns a Preparer that replaces all but the last Keep turns
+// with a summary written by cfg.Model, once there are more than Keep+Batch
+// turns. Summaries are cached per session (or per run without one) and
+// extended incrementally, so a summary is not recomputed on every call. Its
+// calls count in the run's usage and limits under the purpose "summarize"
+// (see CallModel).
+func Summarizer(cfg SummarizerConfig) Preparer {
+	if cfg.Keep <= 0 {
+		cfg.Keep = 4
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 4
+	}
+	if cfg.Prompt == "" {
+		cfg.Prompt = defaultSummaryPrompt
+	}
+	return &summarizer{cfg: cfg}
+}
+
+type summarizer struct {
+	cfg   SummarizerConfig
 	mu    sync.Mutex
 	cache map[string]summary // session or run ID -> summary
 }
@@ -156,15 +175,8 @@ type summary struct {
 
 const defaultSummaryPrompt = "Summarise the conversation so far for the assistant that will continue it. Keep facts, names, numbers, decisions, open questions and tool results that still matter. Be concise; write plain prose."
 
-// Prepare implements Preparer.
-func (s *Summarizer) Prepare(ctx context.Context, req *ModelRequest) error {
-	keep, batch := s.Keep, s.Batch
-	if keep <= 0 {
-		keep = 4
-	}
-	if batch <= 0 {
-		batch = 4
-	}
+func (s *summarizer) Prepare(ctx context.Context, req *ModelRequest) error {
+	keep, batch := s.cfg.Keep, s.cfg.Batch
 	msgs := req.Messages
 	starts := turnStarts(msgs)
 	info, _ := RunInfoFrom(ctx)
@@ -216,7 +228,7 @@ func (s *Summarizer) Prepare(ctx context.Context, req *ModelRequest) error {
 	return nil
 }
 
-func (s *Summarizer) summarize(ctx context.Context, prev string, msgs []Message) (string, error) {
+func (s *summarizer) summarize(ctx context.Context, prev string, msgs []Message) (string, error) {
 	var b strings.Builder
 	if prev != "" {
 		b.WriteString("Earlier summary:\n")
@@ -235,11 +247,7 @@ func (s *Summarizer) summarize(ctx context.Context, prev string, msgs []Message)
 			}
 		}
 	}
-	prompt := s.Prompt
-	if prompt == "" {
-		prompt = defaultSummaryPrompt
-	}
-	resp, err := CallModel(ctx, "summarize", s.Model, &ModelRequest{Instructions: prompt, Messages: []Message{UserText(b.String())}})
+	resp, err := CallModel(ctx, "summarize", s.cfg.Model, &ModelRequest{Instructions: s.cfg.Prompt, Messages: []Message{UserText(b.String())}})
 	if err != nil {
 		return "", err
 	}

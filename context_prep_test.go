@@ -54,7 +54,7 @@ func runPrepared(t *testing.T, p runlet.Preparer, history []runlet.Message) (*ru
 	model := runlettest.NewModel(runlettest.TextReply("ok"))
 	var evs []runlet.Event
 	obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) { evs = append(evs, ev) })
-	_, err := runlet.NewRuntime(runlet.WithPreparer(p), runlet.WithObserver(obs)).
+	_, err := runlet.NewRuntime(runlet.WithPreparers(p), runlet.WithObservers(obs)).
 		Run(context.Background(), &runlet.Agent{Model: model}, "latest question", runlet.WithHistory(history...))
 	return model, evs, err
 }
@@ -158,7 +158,7 @@ func TestTokenBudgetAnchorsOnReportedUsage(t *testing.T) {
 		return strings.Repeat("data ", 160), nil // 800 bytes ≈ 200 tokens
 	})
 	hist := conversation(3)
-	_, err := runlet.NewRuntime(runlet.WithPreparer(runlet.TokenBudget(1050, nil))).
+	_, err := runlet.NewRuntime(runlet.WithPreparers(runlet.TokenBudget(1050, nil))).
 		Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{big}}, "go", runlet.WithHistory(hist...))
 	if err != nil {
 		t.Fatal(err)
@@ -190,8 +190,8 @@ func TestSummarizer(t *testing.T) {
 		in := req.Messages[0].Text()
 		return runlettest.TextReply(fmt.Sprintf("summary#%d(%d bytes)", len(summaries.Requests()), len(in)))
 	}
-	s := &runlet.Summarizer{Model: summaries, Keep: 2, Batch: 2}
-	rt := runlet.NewRuntime(runlet.WithPreparer(s), runlet.WithStore(runlet.NewMemoryStore()))
+	s := runlet.Summarizer(runlet.SummarizerConfig{Model: summaries, Keep: 2, Batch: 2})
+	rt := runlet.NewRuntime(runlet.WithPreparers(s), runlet.WithStore(runlet.NewMemoryStore()))
 	agentModel := runlettest.NewModel()
 	agentModel.Func = func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
 		if len(agentModel.Requests())%2 == 1 {
@@ -223,7 +223,7 @@ func TestSummarizer(t *testing.T) {
 
 // summarizingRun runs an agent whose history is long enough for the
 // Summarizer to call its model on the first turn.
-func summarizingRun(t *testing.T, opts ...runlet.Option) (*runlet.Result, error, []runlet.Event, *runlettest.Model) {
+func summarizingRun(t *testing.T, opts ...runlet.RuntimeOption) (*runlet.Result, error, []runlet.Event, *runlettest.Model) {
 	t.Helper()
 	summary := runlettest.TextReply("the summary")
 	summary.Response.Usage = runlet.Usage{InputTokens: 100, OutputTokens: 7}
@@ -235,8 +235,8 @@ func summarizingRun(t *testing.T, opts ...runlet.Option) (*runlet.Result, error,
 	}
 	var evs []runlet.Event
 	obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) { evs = append(evs, ev) })
-	s := &runlet.Summarizer{Model: summaries, Keep: 1, Batch: 1}
-	rt := runlet.NewRuntime(append([]runlet.Option{runlet.WithPreparer(s), runlet.WithObserver(obs)}, opts...)...)
+	s := runlet.Summarizer(runlet.SummarizerConfig{Model: summaries, Keep: 1, Batch: 1})
+	rt := runlet.NewRuntime(append([]runlet.RuntimeOption{runlet.WithPreparers(s), runlet.WithObservers(obs)}, opts...)...)
 	res, err := rt.Run(context.Background(), &runlet.Agent{Model: agentModel}, "now", runlet.WithHistory(hist...))
 	if len(summaries.Requests()) != 1 {
 		t.Fatalf("summariser called %d times", len(summaries.Requests()))

@@ -24,6 +24,21 @@
 // happen (text deltas, tool calls, results, a terminal event). Runtime.Run is
 // Stream drained, calling the model without streaming.
 //
+// # Options
+//
+// Options follow one scheme at three levels. NewRuntime takes
+// RuntimeOptions, a run (Run, Stream, RunAs) takes RunOptions, NewTool takes
+// ToolOptions. A concept has one name whatever the level, and an option
+// meaningful at several levels works at each, the most specific winning
+// (tool over run over Runtime): WithLimits and WithMaxTurns (a SharedOption:
+// Runtime or run; Agent.MaxTurns sits between the two), WithToolTimeout and
+// WithMaxToolOutput (a ToolLimitOption: Runtime, run or tool), and the
+// plural, variadic WithObservers, WithHooks and WithPreparers, whose run
+// values come after the Runtime's. Run only: WithSession, WithHistory,
+// WithInput, WithRunID, WithSettings, WithOptions. Tool only: WithApproval,
+// WithInputSchema. Runtime only: the stores, WithToolConcurrency,
+// WithLogger.
+//
 // # The loop
 //
 // Idle → Thinking (model call) → Acting (tools) → Observing (results
@@ -65,7 +80,7 @@
 // RunInfoFrom(ctx).RunID, with the key kept in its own store or in session
 // state (SetState).
 //
-// A tool with RequireApproval, or a BeforeToolCall hook returning
+// A tool made WithApproval, or a BeforeToolCall hook returning
 // ErrApprovalRequired, interrupts the run: the other calls of the turn run,
 // then the run saves a Checkpoint and ends with StatusInterrupted and the
 // pending calls. Runtime.Resume, in any process sharing the store, claims

@@ -23,11 +23,11 @@ func (r *run) emitTerminal(ev Event, err error) {
 	if r.info != nil {
 		h.Turn = r.info.Turn
 	}
-	if len(r.rt.observers) > 0 {
+	if len(r.observers) > 0 {
 		// Observers only watch: they get a copy, so changing it changes
 		// nothing the run sends, keeps or returns. Nobody observing, no copy.
 		seen := cloneEvent(ev)
-		for _, o := range r.rt.observers {
+		for _, o := range r.observers {
 			r.observe(o, seen)
 		}
 	}

@@ -100,16 +100,14 @@ type ToolErrorKind string
 
 // Tool error kinds.
 const (
-	ToolUnknown        ToolErrorKind = "unknown_tool"
-	ToolInvalidJSON    ToolErrorKind = "invalid_json"
-	ToolInvalidArgs    ToolErrorKind = "invalid_arguments"
-	ToolFailed         ToolErrorKind = "failed"
-	ToolPanicked       ToolErrorKind = "panicked"
-	ToolTimedOut       ToolErrorKind = "timed_out"
-	ToolDenied         ToolErrorKind = "denied"
-	ToolCanceled       ToolErrorKind = "canceled"
-	ToolLimitExceeded  ToolErrorKind = "limit_exceeded"
-	ToolOutputTooLarge ToolErrorKind = "output_too_large"
+	ToolUnknown     ToolErrorKind = "unknown_tool"
+	ToolInvalidJSON ToolErrorKind = "invalid_json"
+	ToolInvalidArgs ToolErrorKind = "invalid_arguments"
+	ToolFailed      ToolErrorKind = "failed"
+	ToolPanicked    ToolErrorKind = "panicked"
+	ToolTimedOut    ToolErrorKind = "timed_out"
+	ToolDenied      ToolErrorKind = "denied"
+	ToolCanceled    ToolErrorKind = "canceled"
 )
 
 func (e *ToolError) Error() string {

@@ -31,20 +31,20 @@ func (h EventHeader) Header() EventHeader { return h }
 
 func (h *EventHeader) header() *EventHeader { return h }
 
-// State is a state of the run's state machine.
-type State string
+// RunState is a state of the run's state machine.
+type RunState string
 
 // The run states. A run goes Idle → Thinking (model call) → Acting (tools)
 // → Observing (results appended) → Thinking … and ends in Finished,
 // Interrupted or Failed.
 const (
-	StateIdle        State = "idle"
-	StateThinking    State = "thinking"
-	StateActing      State = "acting"
-	StateObserving   State = "observing"
-	StateFinished    State = "finished"
-	StateInterrupted State = "interrupted"
-	StateFailed      State = "failed"
+	StateIdle        RunState = "idle"
+	StateThinking    RunState = "thinking"
+	StateActing      RunState = "acting"
+	StateObserving   RunState = "observing"
+	StateFinished    RunState = "finished"
+	StateInterrupted RunState = "interrupted"
+	StateFailed      RunState = "failed"
 )
 
 // RunStarted is the first event of a run.
@@ -64,8 +64,8 @@ type RunResumed struct {
 // StateChanged marks a transition of the state machine.
 type StateChanged struct {
 	EventHeader
-	From State `json:"from"`
-	To   State `json:"to"`
+	From RunState `json:"from"`
+	To   RunState `json:"to"`
 }
 
 // ContextPrepared reports what the preparers did to the request.

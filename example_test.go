@@ -130,7 +130,7 @@ func ExampleObserver() {
 	counter := runlet.ObserverFunc(func(ctx context.Context, ev runlet.Event) {
 		count[ev.Type()]++
 	})
-	rt := runlet.NewRuntime(runlet.WithObserver(counter))
+	rt := runlet.NewRuntime(runlet.WithObservers(counter))
 	_, _ = rt.Run(context.Background(), &runlet.Agent{Model: exampleModel(), Tools: []runlet.Tool{weather()}}, "Weather?")
 	fmt.Println(count["model.finished"], count["tool.finished"], count["run.finished"])
 	// Output: 2 1 1
@@ -139,7 +139,7 @@ func ExampleObserver() {
 func ExampleNewJSONLObserver() {
 	model := runlettest.NewModel(runlettest.TextReply("Hi!"))
 	var sb strings.Builder
-	rt := runlet.NewRuntime(runlet.WithObserver(runlet.NewJSONLObserver(&sb)))
+	rt := runlet.NewRuntime(runlet.WithObservers(runlet.NewJSONLObserver(&sb)))
 	_, _ = rt.Run(context.Background(), &runlet.Agent{Model: model}, "Hello", runlet.WithRunID("run_1"))
 	for line := range strings.Lines(sb.String()) {
 		ev, _ := runlet.UnmarshalEvent([]byte(line))
@@ -160,7 +160,7 @@ func ExampleRuntime_Resume() {
 		Path string `json:"path"`
 	}) (string, error) {
 		return "deleted " + in.Path, nil
-	}, runlet.RequireApproval())
+	}, runlet.WithApproval())
 	model := runlettest.NewModel(
 		runlettest.ToolCallReply(runlettest.Call("c1", "delete_file", `{"path":"/tmp/old.log"}`)),
 		runlettest.TextReply("Deleted /tmp/old.log."),

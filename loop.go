@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +34,7 @@ type run struct {
 	rejected map[string]bool // calls a human rejected on resume
 
 	seq   int64
-	state State
+	state RunState
 	tools map[string]Tool
 	specs []ToolSpec
 	// toolsLoaded says tools are current for the next model call.
@@ -47,8 +48,9 @@ type run struct {
 	byPurpose  map[string]Usage // usage split by the purpose of the call
 	limitHit   string           // policy of the usage limit a preparer's call hit
 	toolCalls  int
-	maxTurns   int
-	limits     UsageLimits
+	scope                  // the run's observers, hooks, preparers and tool limits over the Runtime's
+	maxTurns   int         // resolved: run, else agent, else Runtime
+	limits     UsageLimits // resolved: run, else Runtime
 	options    map[string]any
 	settings   Settings
 
@@ -61,7 +63,7 @@ type run struct {
 func (rt *Runtime) newRun(ctx context.Context, agent *Agent, input string, opts []RunOption, yield func(Event, error) bool) *run {
 	r := &run{rt: rt, agent: agent, ctx: ctx, yield: yield, input: input}
 	for _, o := range opts {
-		o(&r.cfg)
+		o.applyRun(&r.cfg)
 	}
 	return r
 }
@@ -82,7 +84,8 @@ func (r *run) start() {
 	r.state = StateIdle
 	// Without observers or a Stream consumer, events that carry nothing the
 	// Result does not are not even built.
-	r.watched = r.yield != nil || len(r.rt.observers) > 0
+	r.scope = r.rt.scope.with(r.cfg.scope)
+	r.watched = r.yield != nil || len(r.observers) > 0
 	if r.agent == nil || r.agent.Model == nil {
 		r.fail(ErrNoModel, "")
 		return
@@ -136,9 +139,12 @@ func (r *run) setup() error {
 	if a.MaxTurns > 0 {
 		r.maxTurns = a.MaxTurns
 	}
-	r.limits = r.rt.limits
-	if r.cfg.limits != nil {
-		r.limits = *r.cfg.limits
+	if r.cfg.maxTurns > 0 {
+		r.maxTurns = r.cfg.maxTurns
+	}
+	r.limits = UsageLimits{}
+	if l := cmp.Or(r.cfg.limits, r.rt.limits); l != nil {
+		r.limits = *l
 	}
 	r.settings = a.Settings.merge(r.cfg.settings)
 	switch {
@@ -209,7 +215,7 @@ func (r *run) think() (*ModelResponse, bool) {
 	if !r.prepare(req) {
 		return nil, false
 	}
-	for _, h := range r.rt.hooks {
+	for _, h := range r.hooks {
 		if h.BeforeModelCall != nil {
 			if err := h.BeforeModelCall(r.ctx, req); err != nil {
 				r.fail(err, "hook:BeforeModelCall")
@@ -229,7 +235,7 @@ func (r *run) think() (*ModelResponse, bool) {
 		r.fail(err, "")
 		return nil, false
 	}
-	for _, h := range r.rt.hooks {
+	for _, h := range r.hooks {
 		if h.AfterModelCall != nil {
 			if err := h.AfterModelCall(r.ctx, req, resp); err != nil {
 				r.fail(err, "hook:AfterModelCall")
@@ -239,7 +245,7 @@ func (r *run) think() (*ModelResponse, bool) {
 	}
 	r.nameCalls(resp)
 	u := r.account(PurposeAgent, resp.Usage)
-	r.info.PrevInputTokens = u.InputTokens
+	r.info.prevInputTokens = u.InputTokens
 	r.added = append(r.added, resp.Message)
 	if r.watched {
 		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Duration: time.Since(start)})
@@ -296,14 +302,14 @@ func (r *run) buildRequest() *ModelRequest {
 
 func (r *run) prepare(req *ModelRequest) bool {
 	before := len(req.Messages)
-	if len(r.rt.preparers) == 0 {
-		r.info.PrevMessages, r.info.PrevKeptFrom = before, 0
+	if len(r.preparers) == 0 {
+		r.info.prevMessages, r.info.prevKeptFrom = before, 0
 		return true
 	}
 	notes := &prepNotes{}
 	r.info.notes, r.info.run = notes, r
 	defer func() { r.info.notes, r.info.run = nil, nil }()
-	for _, p := range r.rt.preparers {
+	for _, p := range r.preparers {
 		if err := p.Prepare(r.ctx, req); err != nil {
 			policy := ""
 			switch {
@@ -319,7 +325,7 @@ func (r *run) prepare(req *ModelRequest) bool {
 	// Preparers only drop from the front or replace a prefix; remember where
 	// the kept window starts, for the next call's token anchor.
 	after := len(req.Messages)
-	r.info.PrevMessages, r.info.PrevKeptFrom = before, max(before-after, 0)
+	r.info.prevMessages, r.info.prevKeptFrom = before, max(before-after, 0)
 	if r.watched {
 		r.emit(&ContextPrepared{
 			Changed:         len(notes.notes) > 0 || before != after,
@@ -477,7 +483,7 @@ func (r *run) fail(err error, policy string) {
 	r.emitTerminal(&RunFailed{Error: err.Error(), ErrorType: errorType(err, policy), Policy: policy, Result: r.result}, err)
 }
 
-func (r *run) transition(to State) {
+func (r *run) transition(to RunState) {
 	if r.state == to {
 		return
 	}

@@ -168,11 +168,11 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 	slow := runlet.NewTool("slow", "sleeps", func(ctx context.Context, _ struct{}) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
-	}, runlet.WithCallTimeout(20*time.Millisecond))
+	}, runlet.WithToolTimeout(20*time.Millisecond))
 	stubborn := runlet.NewTool("stubborn", "ignores its context", func(ctx context.Context, _ struct{}) (string, error) {
 		time.Sleep(150 * time.Millisecond)
 		return "late", nil
-	}, runlet.WithCallTimeout(20*time.Millisecond))
+	}, runlet.WithToolTimeout(20*time.Millisecond))
 	big := runlet.NewTool("big", "huge output", func(ctx context.Context, _ struct{}) (string, error) {
 		return strings.Repeat("é", 100), nil // 200 bytes
 	})
@@ -205,7 +205,7 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 					finished = f
 				}
 			})
-			rt := runlet.NewRuntime(runlet.WithObserver(obs), runlet.WithMaxToolOutput(64), runlet.WithLogger(discardLogger()))
+			rt := runlet.NewRuntime(runlet.WithObservers(obs), runlet.WithMaxToolOutput(64), runlet.WithLogger(discardLogger()))
 			res, err := rt.Run(context.Background(), agent, "go")
 			if err != nil {
 				t.Fatalf("run failed: %v", err)
@@ -375,7 +375,7 @@ func TestHooks(t *testing.T) {
 			}
 		})
 		agent := &runlet.Agent{Instructions: "base", Model: model, Tools: []runlet.Tool{weatherTool()}}
-		res, err := runlet.NewRuntime(runlet.WithHooks(h1, h2), runlet.WithObserver(obs)).Run(context.Background(), agent, "go")
+		res, err := runlet.NewRuntime(runlet.WithHooks(h1, h2), runlet.WithObservers(obs)).Run(context.Background(), agent, "go")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,7 +452,7 @@ func TestObserverPanicIsolated(t *testing.T) {
 	bad := runlet.ObserverFunc(func(context.Context, runlet.Event) { panic("observer bug") })
 	good := runlet.ObserverFunc(func(context.Context, runlet.Event) { seen++ })
 	var logs strings.Builder
-	rt := runlet.NewRuntime(runlet.WithObserver(bad, good), runlet.WithLogger(textLogger(&logs)))
+	rt := runlet.NewRuntime(runlet.WithObservers(bad, good), runlet.WithLogger(textLogger(&logs)))
 	res, err := rt.Run(context.Background(), &runlet.Agent{Model: model}, "hi")
 	if err != nil || res.Output != "fine" {
 		t.Fatalf("res=%+v err=%v", res, err)
@@ -526,7 +526,7 @@ func TestBreakOutOfStreamCancelsRun(t *testing.T) {
 		}
 	})
 	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}
-	for ev := range runlet.NewRuntime(runlet.WithObserver(obs)).Stream(context.Background(), agent, "go") {
+	for ev := range runlet.NewRuntime(runlet.WithObservers(obs)).Stream(context.Background(), agent, "go") {
 		if _, ok := ev.(*runlet.ToolStarted); ok {
 			break
 		}
@@ -563,7 +563,7 @@ func TestBreakOutOfStreamMidText(t *testing.T) {
 }
 
 func TestConcurrentRunsOneRuntime(t *testing.T) {
-	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()), runlet.WithObserver(runlet.NewJSONLObserver(&syncDiscard{})))
+	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()), runlet.WithObservers(runlet.NewJSONLObserver(&syncDiscard{})))
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)

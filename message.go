@@ -244,8 +244,7 @@ func tagged(typ string, v any) ([]byte, error) {
 }
 
 // UnmarshalJSON decodes a message, choosing each part's type by its "type"
-// field. Parts are decoded in one pass through wirePart, the union of every
-// part's fields.
+// field, as UnmarshalPart does, in one pass over the parts.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Role  Role       `json:"role"`

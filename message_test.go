@@ -113,7 +113,7 @@ func TestEventsJSONRoundTrip(t *testing.T) {
 	model.ChunkSize = 2
 	var lines strings.Builder
 	jsonl := runlet.NewJSONLObserver(&lines)
-	rt := runlet.NewRuntime(runlet.WithObserver(jsonl), runlet.WithPreparer(runlet.KeepLastTurns(10)))
+	rt := runlet.NewRuntime(runlet.WithObservers(jsonl), runlet.WithPreparers(runlet.KeepLastTurns(10)))
 	evs, err := collect(t, rt.Stream(context.Background(), &runlet.Agent{Name: "a", Model: model, Tools: []runlet.Tool{weatherTool()}}, "Rome?"))
 	if err != nil || jsonl.Err() != nil {
 		t.Fatal(err, jsonl.Err())
@@ -156,7 +156,7 @@ func TestSecretsNeverInEvents(t *testing.T) {
 	ctx := context.WithValue(context.Background(), key{}, "sk-secret-123")
 	model := runlettest.NewModel(runlettest.ErrorReply(&runlet.ProviderError{Provider: "p", StatusCode: 401, Message: "invalid api key"}))
 	var lines strings.Builder
-	_, err := runlet.NewRuntime(runlet.WithObserver(runlet.NewJSONLObserver(&lines))).Run(ctx, &runlet.Agent{Model: model}, "hi")
+	_, err := runlet.NewRuntime(runlet.WithObservers(runlet.NewJSONLObserver(&lines))).Run(ctx, &runlet.Agent{Model: model}, "hi")
 	if err == nil || strings.Contains(lines.String(), "sk-secret") {
 		t.Fatalf("err=%v events=%s", err, lines.String())
 	}
@@ -274,7 +274,7 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	}
 	tool := runlet.NewTool("search", "Search.", func(ctx context.Context, in in) (out, error) {
 		return out{Hits: []string{in.Query}}, nil
-	}, runlet.WithCallTimeout(time.Second))
+	}, runlet.WithToolTimeout(time.Second))
 	spec := tool.Spec()
 	b, _ := json.Marshal(spec.InputSchema)
 	if !strings.Contains(string(b), `"query"`) || !strings.Contains(string(b), "what to look for") || !strings.Contains(string(b), `"required":["query"]`) {

@@ -7,28 +7,33 @@ import (
 	"strconv"
 )
 
-// FallbackModel tries its models in order: when one fails with an error
-// ShouldFallback accepts, the next one gets the same request. It is Model
-// middleware: it wraps Models and is a Model, as http.Handler middleware
-// wraps handlers.
+// Fallback returns a Model that tries models in order: when one fails with
+// an error DefaultShouldFallback accepts, the next one gets the same
+// request. It is Model middleware: it wraps Models and is a Model, as
+// http.Handler middleware wraps handlers.
 //
 // A stream falls back only before its first event reached the caller;
 // after that, its error is final, so the caller never sees two answers
 // spliced together.
-type FallbackModel struct {
-	Models []Model
-	// ShouldFallback decides whether an error moves on to the next model.
-	// Nil means DefaultShouldFallback.
-	ShouldFallback func(error) bool
+func Fallback(models ...Model) Model { return &fallback{models: models} }
+
+// FallbackWhen is Fallback with its own policy: should decides whether an
+// error moves on to the next model.
+func FallbackWhen(should func(error) bool, models ...Model) Model {
+	return &fallback{models: models, should: should}
 }
 
-// Fallback returns a FallbackModel over models with the default policy.
-func Fallback(models ...Model) *FallbackModel { return &FallbackModel{Models: models} }
+type fallback struct {
+	models []Model
+	should func(error) bool // nil: DefaultShouldFallback
+}
 
-// DefaultShouldFallback falls back on every provider failure (rate limits,
-// overload, server errors, connection errors, a model the provider does not
-// have, a stream cut short) but not on cancellation or a deadline, which
-// would hit the next model too.
+// DefaultShouldFallback is Fallback's policy. It moves to the next model on
+// every provider failure (rate limits, overload, server errors, connection
+// errors, a model the provider does not have, a stream cut short), that is
+// every error holding a *ProviderError, and stops on anything else:
+// cancellation or a deadline (which would hit the next model too), a hook's
+// or a tool's error, a usage limit.
 func DefaultShouldFallback(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -37,23 +42,23 @@ func DefaultShouldFallback(err error) bool {
 	return errors.As(err, &pe)
 }
 
-func (f *FallbackModel) should(err error) bool {
-	if f.ShouldFallback != nil {
-		return f.ShouldFallback(err)
+func (f *fallback) next(err error) bool {
+	if f.should != nil {
+		return f.should(err)
 	}
 	return DefaultShouldFallback(err)
 }
 
 // Generate implements Model.
-func (f *FallbackModel) Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
+func (f *fallback) Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
 	var errs []error
-	for _, m := range f.Models {
+	for _, m := range f.models {
 		resp, err := m.Generate(ctx, req)
 		if err == nil {
 			return resp, nil
 		}
 		errs = append(errs, err)
-		if !f.should(err) {
+		if !f.next(err) {
 			break
 		}
 	}
@@ -61,10 +66,10 @@ func (f *FallbackModel) Generate(ctx context.Context, req *ModelRequest) (*Model
 }
 
 // Stream implements Model.
-func (f *FallbackModel) Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error] {
+func (f *fallback) Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error] {
 	return func(yield func(StreamEvent, error) bool) {
 		var errs []error
-		for _, m := range f.Models {
+		for _, m := range f.models {
 			started := false
 			var failed error
 			for ev, err := range m.Stream(ctx, req) {
@@ -85,7 +90,7 @@ func (f *FallbackModel) Stream(ctx context.Context, req *ModelRequest) iter.Seq2
 				return
 			}
 			errs = append(errs, failed)
-			if !f.should(failed) {
+			if !f.next(failed) {
 				break
 			}
 		}

@@ -59,9 +59,12 @@ func (s Settings) merge(o Settings) Settings {
 	return s
 }
 
-// ToolSpec describes a tool to the model. Adapters cache the JSON of
-// InputSchema by its address, so treat a schema as immutable once a tool
-// using it has run: build a new schema rather than modifying one.
+// ToolSpec describes a tool to the model. InputSchema is a JSON Schema as
+// a *jsonschema.Schema from github.com/google/jsonschema-go/jsonschema
+// (SchemaFor infers one from a Go type, so you rarely need that import).
+// Adapters cache the JSON of InputSchema by its address, so treat a schema
+// as immutable once a tool using it has run: build a new schema rather than
+// modifying one.
 type ToolSpec struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description,omitempty"`
@@ -86,7 +89,9 @@ const (
 	ToolChoiceTool     ToolChoiceMode = "tool"     // the tool named in Name
 )
 
-// OutputSchema asks for a final answer that is JSON matching Schema. The
+// OutputSchema asks for a final answer that is JSON matching Schema, a
+// *jsonschema.Schema from github.com/google/jsonschema-go/jsonschema (see
+// OutputFor and SchemaFor). The
 // run validates the answer and asks again when it does not match (see
 // RunAs). OutputFor infers one from a Go type.
 type OutputSchema struct {

@@ -18,7 +18,7 @@ func TestSlogObserver(t *testing.T) {
 		runlettest.ToolCallReply(runlettest.Call("c1", "nope", `{}`)),
 		runlettest.TextReply("done"),
 	)
-	rt := runlet.NewRuntime(runlet.WithObserver(runlet.NewSlogObserver(logger)))
+	rt := runlet.NewRuntime(runlet.WithObservers(runlet.NewSlogObserver(logger)))
 	if _, err := rt.Run(context.Background(), &runlet.Agent{Name: "a", Model: model}, "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestSlogObserver(t *testing.T) {
 	// Failures log at error level with the policy.
 	buf.Reset()
 	model = runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "nope", `{}`)))
-	_, err := runlet.NewRuntime(runlet.WithObserver(runlet.NewSlogObserver(logger)), runlet.WithMaxTurns(1)).Run(context.Background(), &runlet.Agent{Model: model}, "go")
+	_, err := runlet.NewRuntime(runlet.WithObservers(runlet.NewSlogObserver(logger)), runlet.WithMaxTurns(1)).Run(context.Background(), &runlet.Agent{Model: model}, "go")
 	if err == nil || !strings.Contains(buf.String(), `"level":"ERROR","msg":"run.failed"`) || !strings.Contains(buf.String(), `"policy":"max_turns"`) {
 		t.Fatalf("err=%v log=%s", err, buf.String())
 	}
@@ -94,7 +94,7 @@ func TestObserversCannotChangeTheRun(t *testing.T) {
 		temp := 0.5
 		agent := &runlet.Agent{Instructions: "Be brief.", Model: model, Tools: []runlet.Tool{tool},
 			Settings: runlet.Settings{Temperature: &temp}, Options: map[string]any{"seed": 1}}
-		rt := runlet.NewRuntime(runlet.WithObserver(runlet.ObserverFunc(vandal)))
+		rt := runlet.NewRuntime(runlet.WithObservers(runlet.ObserverFunc(vandal)))
 		var res *runlet.Result
 		var text strings.Builder
 		if stream {

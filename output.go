@@ -43,8 +43,8 @@ const OutputToolName = "final_answer"
 
 // OutputModer is an optional interface of a Model: it says which mode suits
 // it for schema s (OutputAuto for "no preference"). The OpenAI and Anthropic
-// adapters implement it from the model name and server preset; FallbackModel
-// answers with a mode all its models support.
+// adapters implement it from the model name and server preset; a Fallback
+// model answers with a mode all its models support.
 type OutputModer interface {
 	OutputMode(s *OutputSchema) OutputMode
 }
@@ -104,12 +104,12 @@ func schemaName(t reflect.Type) string {
 // WithOutputSchema asks for a final answer matching s in this run, instead
 // of the agent's OutputSchema.
 func WithOutputSchema(s *OutputSchema) RunOption {
-	return func(c *runConfig) { c.output.schema = s }
+	return runOption(func(c *runConfig) { c.output.schema = s })
 }
 
 // WithOutputMode overrides the output mode the run would choose.
 func WithOutputMode(m OutputMode) RunOption {
-	return func(c *runConfig) { c.output.mode = m }
+	return runOption(func(c *runConfig) { c.output.mode = m })
 }
 
 // WithOutputRetries sets how many times an answer that is not valid JSON,
@@ -117,7 +117,7 @@ func WithOutputMode(m OutputMode) RunOption {
 // errors (DefaultOutputRetries if unset; negative: never). These calls count
 // in usage, limits and events like any other.
 func WithOutputRetries(n int) RunOption {
-	return func(c *runConfig) { c.output.retries, c.output.retriesSet = n, true }
+	return runOption(func(c *runConfig) { c.output.retries, c.output.retriesSet = n, true })
 }
 
 // outputConfig is the part of runConfig the output options set.
@@ -192,7 +192,7 @@ func ResumeAs[T any](ctx context.Context, rt *Runtime, agent *Agent, runID strin
 	}
 	r := rt.resumeRun(ctx, agent, runID, decisions, nil)
 	for _, o := range opts {
-		o(&r.cfg)
+		o.applyRun(&r.cfg)
 	}
 	r.start()
 	out.Result, err = r.result, r.err
@@ -217,12 +217,12 @@ func typedOptions[T any](agent *Agent, v *T, opts []RunOption) ([]RunOption, err
 		*v = fresh
 		return nil
 	}
-	own := func(c *runConfig) {
+	own := runOption(func(c *runConfig) {
 		if s != nil && c.output.schema == nil {
 			c.output.schema = s
 		}
 		c.output.decode = decode
-	}
+	})
 	// own runs last, so a WithOutputSchema in opts wins over the inferred one.
 	return append(append(make([]RunOption, 0, len(opts)+1), opts...), own), nil
 }
@@ -230,9 +230,9 @@ func typedOptions[T any](agent *Agent, v *T, opts []RunOption) ([]RunOption, err
 // OutputMode implements OutputModer: the mode every model of the chain can
 // use. Native if all want it, else tool if none needs prompted JSON, else
 // prompted.
-func (f *FallbackModel) OutputMode(s *OutputSchema) OutputMode {
+func (f *fallback) OutputMode(s *OutputSchema) OutputMode {
 	mode := OutputNative
-	for _, m := range f.Models {
+	for _, m := range f.models {
 		switch modeOf(m, s) {
 		case OutputPrompted:
 			return OutputPrompted

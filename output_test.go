@@ -135,7 +135,7 @@ func TestRunAsRetriesCountAgainstLimits(t *testing.T) {
 	m := runlettest.NewModel(runlettest.TextReply("no"), runlettest.TextReply("no"))
 	agent := &runlet.Agent{Name: "x", Model: m}
 	_, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "x",
-		runlet.WithRunLimits(runlet.UsageLimits{Requests: 1}))
+		runlet.WithLimits(runlet.UsageLimits{Requests: 1}))
 	if !errors.Is(err, runlet.ErrUsageLimit) {
 		t.Fatalf("err = %v", err)
 	}
@@ -381,7 +381,7 @@ func TestFallbackOutputMode(t *testing.T) {
 		{[]runlet.Model{native, tool}, runlet.OutputTool},
 		{[]runlet.Model{tool, prompted, native}, runlet.OutputPrompted},
 	} {
-		if got := runlet.Fallback(c.models...).OutputMode(s); got != c.want {
+		if got := runlet.Fallback(c.models...).(runlet.OutputModer).OutputMode(s); got != c.want {
 			t.Errorf("%v: mode %s, want %s", c.models, got, c.want)
 		}
 	}

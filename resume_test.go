@@ -23,7 +23,7 @@ func approvalAgent(model runlet.Model, deleted *[]string, mu *sync.Mutex) *runle
 		defer mu.Unlock()
 		*deleted = append(*deleted, in.Path)
 		return "deleted " + in.Path, nil
-	}, runlet.RequireApproval())
+	}, runlet.WithApproval())
 	return &runlet.Agent{Name: "ops", Model: model, Tools: []runlet.Tool{del, weatherTool()}}
 }
 
@@ -271,7 +271,7 @@ func TestResumeKeepsSettingsLimitsAndCounts(t *testing.T) {
 	temp := 0.25
 	ctx := context.Background()
 	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(ctx, agent, "go",
-		runlet.WithRunLimits(runlet.UsageLimits{Requests: 2}),
+		runlet.WithLimits(runlet.UsageLimits{Requests: 2}),
 		runlet.WithSettings(runlet.Settings{Temperature: &temp, MaxOutputTokens: 77}),
 		runlet.WithOptions(map[string]any{"seed": 7}))
 	if err != nil || res.Status != runlet.StatusInterrupted {
@@ -296,7 +296,7 @@ func TestResumeKeepsSettingsLimitsAndCounts(t *testing.T) {
 func TestResumeCountsToolCallsAndMaxTurns(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		opt    runlet.Option
+		opt    runlet.RuntimeOption
 		policy string
 	}{
 		{"tool calls", runlet.WithLimits(runlet.UsageLimits{ToolCalls: 2}), "usage_limit:tool_calls"},

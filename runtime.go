@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"iter"
 	"log/slog"
-	"maps"
-	"time"
 )
 
 // Defaults used when the Runtime has no option for them.
@@ -24,17 +22,11 @@ const (
 // without WithStore a Runtime keeps checkpoints and state in its own memory
 // but has no session store, and a run WithSession fails.
 type Runtime struct {
-	observers       []Observer
-	hooks           []Hooks
-	preparers       []Preparer
+	scope           // observers, hooks, preparers, limits: defaults for every run
 	sessions        SessionStore
 	state           StateStore
 	checkpoints     CheckpointStore
-	maxTurns        int
-	limits          UsageLimits
 	toolConcurrency int
-	toolTimeout     time.Duration
-	maxToolOutput   int
 	logger          *slog.Logger
 }
 
@@ -47,72 +39,11 @@ type UsageLimits struct {
 	ToolCalls    int `json:"tool_calls,omitempty"` // tool calls executed
 }
 
-// Option configures a Runtime.
-type Option func(*Runtime)
-
-// WithObserver adds observers; they see every event, in order.
-func WithObserver(o ...Observer) Option {
-	return func(rt *Runtime) { rt.observers = append(rt.observers, o...) }
-}
-
-// WithHooks adds hook sets; several compose in the order given.
-func WithHooks(h ...Hooks) Option {
-	return func(rt *Runtime) { rt.hooks = append(rt.hooks, h...) }
-}
-
-// WithPreparer adds context preparers, run in order before every model call.
-func WithPreparer(p ...Preparer) Option {
-	return func(rt *Runtime) { rt.preparers = append(rt.preparers, p...) }
-}
-
-// WithStore sets the session, state and checkpoint store:
-// NewMemoryStore() for one process, store/sqlite or store/postgres to keep
-// sessions across processes. Without a session store (WithStore or
-// WithSessionStore), a run WithSession fails before any model call, rather
-// than start a session that nothing keeps.
-func WithStore(s Store) Option {
-	return func(rt *Runtime) { rt.sessions, rt.state, rt.checkpoints = s, s, s }
-}
-
-// WithSessionStore sets only the session history store.
-func WithSessionStore(s SessionStore) Option { return func(rt *Runtime) { rt.sessions = s } }
-
-// WithStateStore sets only the key-value state store.
-func WithStateStore(s StateStore) Option { return func(rt *Runtime) { rt.state = s } }
-
-// WithCheckpointStore sets only the checkpoint store.
-func WithCheckpointStore(s CheckpointStore) Option { return func(rt *Runtime) { rt.checkpoints = s } }
-
-// WithMaxTurns sets the default bound on model calls per run
-// (DefaultMaxTurns if unset). Agent.MaxTurns takes precedence.
-func WithMaxTurns(n int) Option { return func(rt *Runtime) { rt.maxTurns = n } }
-
-// WithLimits sets usage limits for every run.
-func WithLimits(l UsageLimits) Option { return func(rt *Runtime) { rt.limits = l } }
-
-// WithToolConcurrency bounds how many tool calls of one turn run at once
-// (DefaultToolConcurrency if unset; 1 runs them one by one).
-func WithToolConcurrency(n int) Option { return func(rt *Runtime) { rt.toolConcurrency = n } }
-
-// WithToolTimeout bounds every tool call that has no timeout of its own. A
-// timed-out call becomes an is-error result; the tool's context is
-// cancelled, and a tool that does not return within 100 ms of that is
-// abandoned (its goroutine ends whenever the tool does).
-func WithToolTimeout(d time.Duration) Option { return func(rt *Runtime) { rt.toolTimeout = d } }
-
-// WithMaxToolOutput sets the size in bytes above which a tool's output is
-// truncated with a marker (DefaultMaxToolOutput if unset; negative: never).
-func WithMaxToolOutput(n int) Option { return func(rt *Runtime) { rt.maxToolOutput = n } }
-
-// WithLogger sets where the runtime reports its own problems, such as a
-// panicking observer (slog.Default() if unset).
-func WithLogger(l *slog.Logger) Option { return func(rt *Runtime) { rt.logger = l } }
-
 // NewRuntime returns a Runtime configured by opts.
-func NewRuntime(opts ...Option) *Runtime {
+func NewRuntime(opts ...RuntimeOption) *Runtime {
 	rt := &Runtime{}
 	for _, o := range opts {
-		o(rt)
+		o.applyRuntime(rt)
 	}
 	if rt.state == nil || rt.checkpoints == nil {
 		mem := NewMemoryStore()
@@ -137,62 +68,6 @@ func NewRuntime(opts ...Option) *Runtime {
 	}
 	return rt
 }
-
-// RunOption configures one run.
-type RunOption func(*runConfig)
-
-type runConfig struct {
-	sessionID string
-	history   []Message
-	input     []Message
-	runID     string
-	options   map[string]any
-	settings  Settings
-	limits    *UsageLimits
-	output    outputConfig
-}
-
-// WithSession runs in a session: history is loaded from the session store
-// first, and each completed turn is appended to it. A failed or cancelled
-// run leaves only complete turns (never a tool call without its result).
-// The Runtime needs a session store (see WithStore); without one the run
-// fails before calling the model, with an error wrapping ErrNoSession.
-func WithSession(id string) RunOption { return func(c *runConfig) { c.sessionID = id } }
-
-// WithHistory sets the messages that precede the input, instead of (or in
-// front of) a session's history.
-func WithHistory(msgs ...Message) RunOption {
-	return func(c *runConfig) { c.history = append(c.history, msgs...) }
-}
-
-// WithInput adds input messages after the input string (if any): images,
-// files, several parts, or any prepared message.
-func WithInput(msgs ...Message) RunOption {
-	return func(c *runConfig) { c.input = append(c.input, msgs...) }
-}
-
-// WithRunID sets the run ID (a random ID otherwise).
-func WithRunID(id string) RunOption { return func(c *runConfig) { c.runID = id } }
-
-// WithOptions sets provider-specific request options for this run; they
-// override the agent's Options key by key.
-func WithOptions(opts map[string]any) RunOption {
-	return func(c *runConfig) {
-		if c.options == nil {
-			c.options = make(map[string]any, len(opts))
-		}
-		maps.Copy(c.options, opts)
-	}
-}
-
-// WithSettings overrides the agent's request settings for this run (non-zero
-// fields only).
-func WithSettings(s Settings) RunOption {
-	return func(c *runConfig) { c.settings = c.settings.merge(s) }
-}
-
-// WithRunLimits replaces the runtime's usage limits for this run.
-func WithRunLimits(l UsageLimits) RunOption { return func(c *runConfig) { c.limits = &l } }
 
 // Run runs agent on input until a final answer, an interruption or a
 // failure. It is Stream drained, without text deltas: it calls the model's

@@ -21,8 +21,9 @@ type SessionStore interface {
 	AppendSession(ctx context.Context, sessionID string, after int, msgs []Message) error
 }
 
-// StateStore keeps key-value state scoped to a session. Tools and hooks reach
-// it through State(ctx).
+// StateStore keeps key-value state scoped to a session. Tools, hooks and
+// preparers reach the current session's state with GetState, SetState and
+// DeleteState.
 type StateStore interface {
 	// GetState returns the value, or an error wrapping ErrNotFound.
 	GetState(ctx context.Context, sessionID, key string) ([]byte, error)

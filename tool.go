@@ -23,30 +23,14 @@ type Tool interface {
 // ToolPolicy is how the runtime treats a tool. A Tool may provide one by
 // implementing interface{ Policy() ToolPolicy }; tools made by NewTool do.
 type ToolPolicy struct {
-	// Timeout bounds one call; zero means the runtime's default.
+	// Timeout bounds one call; zero means the run's or Runtime's.
 	Timeout time.Duration
+	// MaxOutput caps the result's size in bytes like WithMaxToolOutput;
+	// zero means the run's or Runtime's, negative never truncates.
+	MaxOutput int
 	// RequiresApproval interrupts the run before the call until a human
 	// decides (see Runtime.Resume).
 	RequiresApproval bool
-}
-
-// ToolOption configures a tool made by NewTool.
-type ToolOption func(*FuncTool)
-
-// WithCallTimeout bounds each call of the tool (the runtime's WithToolTimeout
-// applies to tools without one).
-func WithCallTimeout(d time.Duration) ToolOption {
-	return func(t *FuncTool) { t.policy.Timeout = d }
-}
-
-// RequireApproval makes every call of the tool wait for a human decision.
-func RequireApproval() ToolOption {
-	return func(t *FuncTool) { t.policy.RequiresApproval = true }
-}
-
-// WithInputSchema replaces the inferred input schema.
-func WithInputSchema(s *jsonschema.Schema) ToolOption {
-	return func(t *FuncTool) { t.spec.InputSchema = s }
 }
 
 // FuncTool is a Tool backed by a typed Go function; see NewTool.
@@ -95,7 +79,7 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		t.spec.InputSchema = s
 	}
 	for _, o := range opts {
-		o(t)
+		o.applyTool(t)
 	}
 	if s := t.spec.InputSchema; s == nil || s.Type != "object" {
 		return nil, fmt.Errorf("runlet: tool %q: the input schema must be a JSON object schema (type \"object\"), as providers require; use a struct for In", name)
@@ -163,6 +147,20 @@ func (t *FuncTool) validate(args json.RawMessage) error {
 		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
 	}
 	return nil
+}
+
+// SchemaFor returns the JSON Schema inferred from T, the way NewTool infers
+// a tool's input schema: field names from json tags, descriptions from
+// `jsonschema:"..."` tags. It is a *jsonschema.Schema from
+// github.com/google/jsonschema-go/jsonschema, ready for WithInputSchema or
+// OutputSchema. It panics if T has no JSON Schema (a channel or func type: a
+// programming error, like regexp.MustCompile).
+func SchemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("runlet: SchemaFor[%s]: %v", reflect.TypeFor[T](), err))
+	}
+	return s
 }
 
 // validToolName reports whether name matches ^[a-zA-Z0-9_-]{1,64}$.

@@ -70,7 +70,7 @@ func TestToolOutputCapHoldsForErrorsAndPanics(t *testing.T) {
 					finished = f
 				}
 			})
-			rt := runlet.NewRuntime(runlet.WithMaxToolOutput(100), runlet.WithObserver(obs), runlet.WithLogger(textLogger(&logs)))
+			rt := runlet.NewRuntime(runlet.WithMaxToolOutput(100), runlet.WithObservers(obs), runlet.WithLogger(textLogger(&logs)))
 			res, err := rt.Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{loud, crash}}, "go")
 			if err != nil {
 				t.Fatal(err)
@@ -87,4 +87,26 @@ func TestToolOutputCapHoldsForErrorsAndPanics(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSchemaFor(t *testing.T) {
+	type in struct {
+		City string `json:"city" jsonschema:"the city"`
+		Days int    `json:"days,omitempty"`
+	}
+	s := runlet.SchemaFor[in]()
+	if s.Type != "object" || s.Properties["city"].Description != "the city" || len(s.Required) != 1 || s.Required[0] != "city" {
+		t.Fatalf("schema %+v", s)
+	}
+	tool, err := runlet.NewToolE("weather", "", func(context.Context, map[string]any) (string, error) { return "", nil },
+		runlet.WithInputSchema(runlet.SchemaFor[in]()))
+	if err != nil || tool.Spec().InputSchema.Properties["days"] == nil {
+		t.Fatalf("tool %v, err %v", tool, err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SchemaFor[chan int] did not panic")
+		}
+	}()
+	runlet.SchemaFor[chan int]()
 }

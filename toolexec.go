@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,7 +94,7 @@ const (
 
 // beforeTool applies approval policy and BeforeToolCall hooks to one call.
 func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdict, error) {
-	for _, h := range r.rt.hooks {
+	for _, h := range r.hooks {
 		if h.BeforeToolCall == nil {
 			continue
 		}
@@ -122,7 +123,7 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 }
 
 func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
-	for _, h := range r.rt.hooks {
+	for _, h := range r.hooks {
 		if h.AfterToolCall != nil {
 			if err := h.AfterToolCall(r.ctx, c, res); err != nil {
 				r.fail(err, "hook:AfterToolCall")
@@ -191,8 +192,9 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 
 // invocation is a checked call, ready to run on a worker.
 type invocation struct {
-	call    func(ctx context.Context) (string, error)
-	timeout time.Duration
+	call      func(ctx context.Context) (string, error)
+	timeout   time.Duration
+	maxOutput int
 }
 
 // check resolves and validates a call on the run goroutine, before any
@@ -221,9 +223,11 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 		err := json.Unmarshal(args, &v)
 		return invocation{}, fmt.Sprintf("Error: the arguments are not valid JSON (%v). Call %s again with a JSON object.", err, c.Name), ToolInvalidJSON
 	}
-	inv := invocation{timeout: toolPolicy(t).Timeout}
+	// The most specific limit wins: the tool's, else the run's or Runtime's.
+	pol := toolPolicy(t)
+	inv := invocation{timeout: pol.Timeout, maxOutput: cmp.Or(pol.MaxOutput, r.maxToolOutput)}
 	if inv.timeout <= 0 {
-		inv.timeout = r.rt.toolTimeout
+		inv.timeout = r.toolTimeout
 	}
 	if ft, ok := t.(*FuncTool); ok {
 		// Validate here, where the stack is already grown: the validator
@@ -256,7 +260,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 	// Every message goes through the output cap, whatever its source: a
 	// returned string, a *ToolError's message, a panic value.
 	finish := func(content string, kind ToolErrorKind) toolOutcome {
-		out.content, out.kind, out.dur = truncate(content, r.rt.maxToolOutput), kind, time.Since(start)
+		out.content, out.kind, out.dur = truncate(content, inv.maxOutput), kind, time.Since(start)
 		return out
 	}
 	timeout := inv.timeout
@@ -274,7 +278,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), r.rt.maxToolOutput), "stack", string(debug.Stack()))
+				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), inv.maxOutput), "stack", string(debug.Stack()))
 				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
 			}
 		}()

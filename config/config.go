@@ -117,13 +117,13 @@ func Tools(tools ...runlet.Tool) Registry {
 // it with.
 type Setup struct {
 	Agent          *runlet.Agent
-	RuntimeOptions []runlet.Option
+	RuntimeOptions []runlet.RuntimeOption
 	// File is the config the setup was built from.
 	File *File
 }
 
 // NewRuntime returns a runtime with the setup's options followed by extra.
-func (s *Setup) NewRuntime(extra ...runlet.Option) *runlet.Runtime {
+func (s *Setup) NewRuntime(extra ...runlet.RuntimeOption) *runlet.Runtime {
 	return runlet.NewRuntime(append(slices.Clip(s.RuntimeOptions), extra...)...)
 }
 
@@ -303,15 +303,15 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	if agent.Name == "" {
 		agent.Name = "agent"
 	}
-	var opts []runlet.Option
+	var opts []runlet.RuntimeOption
 	if f.Limits != (runlet.UsageLimits{}) {
 		opts = append(opts, runlet.WithLimits(f.Limits))
 	}
 	if n := f.Context.KeepLastTurns; n > 0 {
-		opts = append(opts, runlet.WithPreparer(runlet.KeepLastTurns(n)))
+		opts = append(opts, runlet.WithPreparers(runlet.KeepLastTurns(n)))
 	}
 	if n := f.Context.TokenBudget; n > 0 {
-		opts = append(opts, runlet.WithPreparer(runlet.TokenBudget(n, nil)))
+		opts = append(opts, runlet.WithPreparers(runlet.TokenBudget(n, nil)))
 	}
 	if f.ToolTimeout > 0 {
 		opts = append(opts, runlet.WithToolTimeout(f.ToolTimeout))

@@ -143,7 +143,7 @@ func TestAddAgentSessionsOverHTTP(t *testing.T) {
 }
 
 func TestAddAgentOutcomes(t *testing.T) {
-	approval := runlet.NewTool("delete", "Deletes.", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.RequireApproval())
+	approval := runlet.NewTool("delete", "Deletes.", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.WithApproval())
 	s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: "v0"}, nil)
 	failing := runlettest.NewModel(runlettest.ErrorReply(errors.New("model exploded")))
 	stopping := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "delete", `{}`)))
@@ -197,7 +197,7 @@ func TestAddTools(t *testing.T) {
 	slow := runlet.NewTool("slow", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
-	}, runlet.WithCallTimeout(time.Millisecond))
+	}, runlet.WithToolTimeout(time.Millisecond))
 	panics := runlet.NewTool("panics", "Panics.", func(context.Context, struct{}) (string, error) { panic("oops") })
 	if err := mcp.AddTools(s, weather(), slow, panics); err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestAddTools(t *testing.T) {
 		}
 	}
 
-	approval := runlet.NewTool("delete", "Deletes.", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.RequireApproval())
+	approval := runlet.NewTool("delete", "Deletes.", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.WithApproval())
 	array := arrayTool{}
 	for _, bad := range []runlet.Tool{approval, array, nil} {
 		if err := mcp.AddTools(s, bad); err == nil {

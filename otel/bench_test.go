@@ -32,10 +32,10 @@ func BenchmarkRun(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
 	for _, tc := range []struct {
 		name string
-		opts []runlet.Option
+		opts []runlet.RuntimeOption
 	}{
 		{"without", nil},
-		{"with", []runlet.Option{runlet.WithObserver(NewObserver(WithTracerProvider(tp)))}},
+		{"with", []runlet.RuntimeOption{runlet.WithObservers(NewObserver(WithTracerProvider(tp)))}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			rt := runlet.NewRuntime(tc.opts...)

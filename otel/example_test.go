@@ -20,7 +20,7 @@ func Example() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	defer tp.Shutdown(context.Background())
 
-	rt := runlet.NewRuntime(runlet.WithObserver(
+	rt := runlet.NewRuntime(runlet.WithObservers(
 		otel.NewObserver(otel.WithTracerProvider(tp), otel.WithProviderName("openai")),
 	))
 	type weatherIn struct {

@@ -2,7 +2,7 @@
 // following the OpenTelemetry semantic conventions for generative AI.
 //
 // An [Observer] is a [runlet.Observer]; add it to a runtime with
-// [runlet.WithObserver]. For every run it records
+// [runlet.WithObservers]. For every run it records
 //
 //   - an "invoke_agent {agent}" span, from run.started (or run.resumed) to the
 //     run's terminal event, a child of the span in the context given to the

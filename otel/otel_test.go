@@ -44,8 +44,8 @@ func newHarness(t *testing.T, opts ...Option) *harness {
 	return h
 }
 
-func (h *harness) runtime(opts ...runlet.Option) *runlet.Runtime {
-	return runlet.NewRuntime(append([]runlet.Option{runlet.WithObserver(h.obs), runlet.WithStore(runlet.NewMemoryStore())}, opts...)...)
+func (h *harness) runtime(opts ...runlet.RuntimeOption) *runlet.Runtime {
+	return runlet.NewRuntime(append([]runlet.RuntimeOption{runlet.WithObservers(h.obs), runlet.WithStore(runlet.NewMemoryStore())}, opts...)...)
 }
 
 // assertNoState fails if the Observer still holds any run.
@@ -272,13 +272,13 @@ func TestFailedRun(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		agent     *runlet.Agent
-		opts      []runlet.Option
+		opts      []runlet.RuntimeOption
 		errType   string
 		desc      string
 		chatError bool
 	}{
 		{"provider error", weatherAgent(runlettest.ErrorReply(&runlet.ProviderError{Provider: "fake", StatusCode: 429, Message: "slow down"})), nil, "429", "slow down", true},
-		{"max turns", weatherAgent(), []runlet.Option{runlet.WithMaxTurns(1)}, "max_turns", "max_turns", false},
+		{"max turns", weatherAgent(), []runlet.RuntimeOption{runlet.WithMaxTurns(1)}, "max_turns", "max_turns", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -391,7 +391,7 @@ func TestInterruptAndResume(t *testing.T) {
 		Path string `json:"path"`
 	}) (string, error) {
 		return "deleted", nil
-	}, runlet.RequireApproval())
+	}, runlet.WithApproval())
 	agent := weatherAgent(
 		runlettest.ToolCallReply(runlettest.Call("d1", "delete_file", `{"path":"/tmp/a"}`)),
 		runlettest.TextReply("Done."),

@@ -36,9 +36,9 @@ func (a *app) cmdChat(args []string) int {
 	defer sig.stop()
 	// History lives in memory unless --session names a durable one (prepare
 	// then adds the SQLite store, which takes precedence).
-	extra := []runlet.Option{runlet.WithStore(runlet.NewMemoryStore())}
+	extra := []runlet.RuntimeOption{runlet.WithStore(runlet.NewMemoryStore())}
 	if f.json {
-		extra = append(extra, runlet.WithObserver(runlet.NewJSONLObserver(a.stdout)))
+		extra = append(extra, runlet.WithObservers(runlet.NewJSONLObserver(a.stdout)))
 	}
 	s, err := a.prepare(context.Background(), &f, extra...)
 	if err != nil {

@@ -50,9 +50,9 @@ func (a *app) cmdRun(args []string) int {
 
 	sig := a.startInterrupter()
 	defer sig.stop()
-	var extra []runlet.Option
+	var extra []runlet.RuntimeOption
 	if f.json {
-		extra = append(extra, runlet.WithObserver(runlet.NewJSONLObserver(a.stdout)))
+		extra = append(extra, runlet.WithObservers(runlet.NewJSONLObserver(a.stdout)))
 	}
 	s, err := a.prepare(context.Background(), &f, extra...)
 	if err != nil {

@@ -60,7 +60,7 @@ func usagef(format string, args ...any) error {
 }
 
 // prepare builds the agent and runtime the flags (and config) describe.
-func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*session, error) {
+func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOption) (*session, error) {
 	loader := &config.Loader{}
 	file := &config.File{Name: "runlet"}
 	if f.config != "" {
@@ -185,7 +185,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.Option) (*s
 		s.describe += " (" + displayURL(m.BaseURL) + ")"
 	}
 
-	opts := append([]runlet.Option{}, extra...)
+	opts := append([]runlet.RuntimeOption{}, extra...)
 	if f.session != "" {
 		path := f.store
 		if path == "" {

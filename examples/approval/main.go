@@ -46,7 +46,7 @@ func newAgent(live bool, modelName string) *runlet.Agent {
 	deleteFile := runlet.NewTool("delete_file", "Delete a file from disk.",
 		func(ctx context.Context, in deleteArgs) (string, error) {
 			return "deleted " + in.Path + " (pretend)", nil
-		}, runlet.RequireApproval())
+		}, runlet.WithApproval())
 	listFiles := runlet.NewTool("list_files", "List files in /tmp/reports.",
 		func(ctx context.Context, _ struct{}) ([]string, error) {
 			return []string{"/tmp/reports/2024-q1.csv", "/tmp/reports/2024-q2.csv", "/tmp/reports/keep.txt"}, nil

@@ -137,10 +137,10 @@ func run(ctx context.Context, question string, o options, getenv func(string) st
 		Tools:        tools(),
 		MaxTurns:     6,
 	}
-	var opts []runlet.Option
+	var opts []runlet.RuntimeOption
 	if events {
 		// Observers watch every event; JSONLObserver writes them as JSON lines.
-		opts = append(opts, runlet.WithObserver(runlet.NewJSONLObserver(stdout)))
+		opts = append(opts, runlet.WithObservers(runlet.NewJSONLObserver(stdout)))
 	}
 	rt := runlet.NewRuntime(opts...)
 

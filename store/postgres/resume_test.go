@@ -26,7 +26,7 @@ type deleteArgs struct {
 func resumeAgent(approval bool) *runlet.Agent {
 	var opts []runlet.ToolOption
 	if approval {
-		opts = append(opts, runlet.RequireApproval())
+		opts = append(opts, runlet.WithApproval())
 	}
 	del := runlet.NewTool("delete_file", "Deletes a file.", func(ctx context.Context, in deleteArgs) (string, error) {
 		return "deleted " + in.Path, nil
