@@ -436,7 +436,7 @@ func TestOutputEventsRoundTrip(t *testing.T) {
 }
 
 func TestResumeAs(t *testing.T) {
-	pay := runlet.NewTool("pay", "pays", func(context.Context, struct{}) (string, error) { return "paid", nil }, runlet.RequireApproval())
+	pay := runlet.NewTool("pay", "pays", func(context.Context, struct{}) (string, error) { return "paid", nil }, runlet.WithApproval())
 	m := runlettest.NewModel(
 		runlettest.ToolCallReply(runlettest.Call("c1", "pay", `{}`)),
 		runlettest.ToolCallReply(runlettest.Call("c2", runlet.OutputToolName, validInvoice)),
