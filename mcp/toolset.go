@@ -78,6 +78,7 @@ type Toolset struct {
 	tools   []runlet.Tool
 	names   map[string]bool // MCP names of tools
 	stale   bool            // the server said its tools changed
+	info    *sdkmcp.Implementation
 	closed  bool
 	watches sync.WaitGroup
 }
@@ -128,6 +129,14 @@ func (ts *Toolset) Tools(ctx context.Context) ([]runlet.Tool, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.tools, nil
+}
+
+// ServerInfo is the name and version the server gave on the latest
+// connection; nil if it gave none.
+func (ts *Toolset) ServerInfo() *sdkmcp.Implementation {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.info
 }
 
 // Close closes the connection and ends the Toolset's goroutines. Runs
@@ -233,6 +242,9 @@ func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names m
 		return ErrClosed
 	}
 	ts.session, ts.tools, ts.names, ts.stale = s, tools, names, false
+	if ir := s.InitializeResult(); ir != nil {
+		ts.info = ir.ServerInfo
+	}
 	ts.watches.Add(1)
 	go ts.watch(s)
 	return nil

@@ -1,13 +1,16 @@
 // Command mcp is an agent using the tools of an MCP (Model Context Protocol)
 // server. Give a command after -- and it starts that server as a subprocess,
-// speaking MCP over its stdin and stdout; without one it uses a small demo
-// server in the same process.
+// speaking MCP over its stdin and stdout; with -url it connects to a remote
+// server over Streamable HTTP; with neither it uses a small demo server in
+// the same process (-remote-demo: over HTTP on loopback, with a token).
 //
 //	go run ./examples/mcp                                        # demo server, scripted model (offline)
 //	OPENAI_API_KEY=sk-... go run ./examples/mcp -q "Is it warm in Tokyo, in Fahrenheit?"
 //	go run ./examples/mcp -- npx -y @modelcontextprotocol/server-everything
 //	ANTHROPIC_API_KEY=sk-ant-... go run ./examples/mcp -q "Add 2 and 40." -- npx -y @modelcontextprotocol/server-everything
 //	go run ./examples/mcp -prefix fs_ -- npx -y @modelcontextprotocol/server-filesystem /tmp
+//	go run ./examples/mcp -remote-demo                           # the demo server over HTTP on loopback
+//	go run ./examples/mcp -url https://mcp.example.com/mcp -header "Authorization: Bearer $TOKEN"
 //
 // The model is chosen as in examples/weather: -provider (openai,
 // openai-responses or anthropic), else OPENAI_API_KEY, OPENAI_BASE_URL or
@@ -25,10 +28,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +50,23 @@ import (
 type options struct {
 	question, prefix         string
 	provider, baseURL, model string
+	url                      string
+	headers                  headerFlag
+	remoteDemo               bool
+}
+
+// headerFlag collects -header "Name: value".
+type headerFlag map[string]string
+
+func (h headerFlag) String() string { return fmt.Sprint(len(h), " headers") }
+
+func (h headerFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf(`want "Name: value", got %q`, s)
+	}
+	h[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	return nil
 }
 
 func main() {
@@ -53,6 +76,10 @@ func main() {
 	flag.StringVar(&o.provider, "provider", "", "adapter: openai, openai-responses or anthropic (default: from the environment)")
 	flag.StringVar(&o.baseURL, "base-url", "", "API root, such as http://localhost:11434/v1 for Ollama")
 	flag.StringVar(&o.model, "model", "", "model name (default $RUNLET_MODEL, else the provider's default)")
+	flag.StringVar(&o.url, "url", "", "a remote MCP server's endpoint (Streamable HTTP), instead of a command")
+	o.headers = headerFlag{}
+	flag.Var(o.headers, "header", `an HTTP header for -url, repeatable: -header "Authorization: Bearer $TOKEN"`)
+	flag.BoolVar(&o.remoteDemo, "remote-demo", false, "serve the demo server over Streamable HTTP on loopback, with a bearer token, and connect to it by URL")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: mcp [flags] [-- server command and arguments]\n")
 		flag.PrintDefaults()
@@ -133,58 +160,90 @@ func scriptedModel() *runlettest.Model {
 	return m
 }
 
-// connect starts the server (the command, else the demo server) and
-// returns a client session and a func that closes both.
-func connect(ctx context.Context, command []string, stderr io.Writer) (*sdkmcp.ClientSession, func(), error) {
-	var (
-		transport sdkmcp.Transport
-		demo      *sdkmcp.ServerSession
-	)
-	if len(command) > 0 {
-		cmd := exec.Command(command[0], command[1:]...)
-		cmd.Stderr = stderr // the server's logs
-		transport = &sdkmcp.CommandTransport{Command: cmd}
-	} else {
+// server says how to reach the MCP server: the command, else the URL,
+// else the demo server, in process or (-remote-demo) over Streamable HTTP
+// on loopback with a bearer token. stop stops a demo server.
+func server(command []string, o options, stderr io.Writer) (cfg mcp.ServerConfig, stop func(), err error) {
+	switch {
+	case len(command) > 0:
+		return mcp.ServerConfig{Name: filepath.Base(command[0]), Command: command[0], Args: command[1:],
+			Stderr: stderr}, func() {}, nil // the server's logs go to stderr
+	case o.url != "":
+		return mcp.ServerConfig{URL: o.url, Headers: o.headers}, func() {}, nil
+	case o.remoteDemo:
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return cfg, nil, err
+		}
+		demo := demoServer()
+		mcpHandler := mcp.HTTPHandler(demo)
+		hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer demo-token" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			mcpHandler.ServeHTTP(w, r)
+		})}
+		go hs.Serve(ln)
+		return mcp.ServerConfig{Name: "demo", URL: "http://" + ln.Addr().String() + "/mcp",
+				Headers: map[string]string{"Authorization": "Bearer demo-token"}}, func() {
+				hs.Close()
+				for ss := range demo.Sessions() {
+					ss.Close()
+				}
+			}, nil
+	}
+	// In process: every (re)connection gets a new in-memory pipe.
+	demo := demoServer()
+	var mu sync.Mutex
+	var sessions []*sdkmcp.ServerSession
+	connect := func(ctx context.Context) (sdkmcp.Connection, error) {
 		serverTransport, clientTransport := sdkmcp.NewInMemoryTransports()
-		var err error
-		if demo, err = demoServer().Connect(ctx, serverTransport, nil); err != nil {
-			return nil, nil, err
+		ss, err := demo.Connect(ctx, serverTransport, nil)
+		if err != nil {
+			return nil, err
 		}
-		transport = clientTransport
+		mu.Lock()
+		sessions = append(sessions, ss)
+		mu.Unlock()
+		return clientTransport.Connect(ctx)
 	}
-	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "runlet-example", Version: "v0.1.0"}, nil)
-	session, err := client.Connect(ctx, transport, nil)
-	if err != nil {
-		if demo != nil {
-			demo.Close()
-		}
-		return nil, nil, fmt.Errorf("connecting to the MCP server: %w", err)
-	}
-	return session, func() {
-		session.Close() // for a subprocess: closes its stdin, then waits for it to exit
-		if demo != nil {
-			demo.Wait() // ends when the client's session does
+	return mcp.ServerConfig{Name: "demo", Transport: func() sdkmcp.Transport { return transportFunc(connect) }}, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ss := range sessions {
+			ss.Wait() // ends when the client's session does
 		}
 	}, nil
 }
+
+// transportFunc is an sdkmcp.Transport made of a func.
+type transportFunc func(ctx context.Context) (sdkmcp.Connection, error)
+
+func (f transportFunc) Connect(ctx context.Context) (sdkmcp.Connection, error) { return f(ctx) }
 
 func run(ctx context.Context, command []string, o options, getenv func(string) string, stdout, stderr io.Writer) error {
 	m, scripted, err := model(o, getenv)
 	if err != nil {
 		return err
 	}
-	session, closeSession, err := connect(ctx, command, stderr)
+	cfg, stop, err := server(command, o, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeSession()
-
-	tools, err := mcp.Tools(ctx, session,
+	defer stop()
+	// A Toolset follows the server: a changed tool list, a restart.
+	ts, err := mcp.Connect(ctx, cfg,
 		mcp.WithPrefix(o.prefix),
 		// Bound every call; a real app might also require approval for
 		// tools the server does not annotate as read-only.
 		mcp.WithPolicy(func(*sdkmcp.Tool) runlet.ToolPolicy { return runlet.ToolPolicy{Timeout: time.Minute} }),
 	)
+	if err != nil {
+		return fmt.Errorf("connecting to the MCP server: %w", err)
+	}
+	defer ts.Close()
+	tools, err := ts.Tools(ctx)
 	if err != nil {
 		return err
 	}
@@ -192,8 +251,8 @@ func run(ctx context.Context, command []string, o options, getenv func(string) s
 		return errors.New("the MCP server offers no tools")
 	}
 	server := "MCP server"
-	if ir := session.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		server = fmt.Sprintf("MCP server %q", ir.ServerInfo.Name)
+	if info := ts.ServerInfo(); info != nil {
+		server = fmt.Sprintf("MCP server %q", info.Name)
 	}
 	names := make([]string, len(tools))
 	for i, t := range tools {
@@ -209,7 +268,7 @@ func run(ctx context.Context, command []string, o options, getenv func(string) s
 		Name:         "mcp",
 		Instructions: "Answer with the help of the tools. Never guess what a tool would return.",
 		Model:        m,
-		Tools:        tools,
+		Toolsets:     []runlet.Toolset{ts},
 		MaxTurns:     8,
 	}
 	for ev, err := range runlet.NewRuntime().Stream(ctx, agent, question) {

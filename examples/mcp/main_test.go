@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -111,5 +112,35 @@ func TestLiveOpenAI(t *testing.T) {
 		if !strings.Contains(last, want) {
 			t.Errorf("last request lacks %s:\n%s", want, last)
 		}
+	}
+}
+
+// The demo server over Streamable HTTP on loopback, reached by URL with a
+// bearer token, as a remote server would be.
+func TestRemoteDemo(t *testing.T) {
+	var out, errs strings.Builder
+	if err := run(t.Context(), nil, options{remoteDemo: true}, noEnv, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "The tools say: Paris: sunny, 18°C; {\"fahrenheit\":64.4}\n"; out.String() != want {
+		t.Errorf("stdout = %q, want %q", out.String(), want)
+	}
+	if want := `MCP server "demo": 2 tools: units_c_to_f, weather_forecast`; !strings.Contains(errs.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs.String())
+	}
+}
+
+// A remote server that refuses the token: a clear error, without the token.
+func TestRemoteUnauthorized(t *testing.T) {
+	cfg, stop, err := server(nil, options{remoteDemo: true}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var out, errs strings.Builder
+	o := options{url: cfg.URL, headers: headerFlag{"Authorization": "Bearer wrong-token"}}
+	err = run(t.Context(), nil, o, noEnv, &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), "connecting to the MCP server") || strings.Contains(err.Error(), "wrong-token") {
+		t.Errorf("err = %v", err)
 	}
 }
