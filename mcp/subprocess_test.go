@@ -9,7 +9,9 @@ import (
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/mcp"
+	"github.com/runlet/runlet/runlettest"
 )
 
 // subprocessEnv makes the test binary an MCP server on stdio (see TestMain).
@@ -57,5 +59,30 @@ func TestToolsetSubprocessRestart(t *testing.T) {
 	pid2, err := callTool(t, tools, "pid", `{}`)
 	if err != nil || pid2 == pid1 {
 		t.Fatalf("after the crash: pid %s (was %s), %v", pid2, pid1, err)
+	}
+}
+
+// The server process dies in the middle of a run: the model gets an error
+// result for the call in flight, and its next call reaches a new process.
+func TestSubprocessKilledMidRun(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	ts := connectToolset(t, mcp.ServerConfig{Name: "sub", Command: exe, Args: []string{"-test.run=^$"},
+		Env: map[string]string{subprocessEnv: "1"}}, mcp.WithPrefix("sub_"), mcp.WithRetry(3, time.Millisecond))
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("1", "sub_crash", `{}`)),
+		runlettest.ToolCallReply(runlettest.Call("2", "sub_get_weather", `{"city":"Paris"}`)),
+		runlettest.TextReply("Sunny."),
+	)
+	res, err := runlet.NewRuntime().Run(t.Context(), &runlet.Agent{Model: model, Toolsets: []runlet.Toolset{ts}}, "weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := toolResults(res)
+	if len(r) != 2 || !r[0].IsError || !strings.Contains(r[0].Content, "broke during the call to crash") ||
+		r[1].IsError || r[1].Content != "Paris: sunny, 18°C" {
+		t.Fatalf("results %+v", r)
 	}
 }
