@@ -94,10 +94,18 @@
 //
 // # Writing a provider
 //
-// A provider implements Model: Generate and Stream. Stream yields
-// StreamEvent deltas and ends with one StreamDone event carrying the
-// assembled *ModelResponse; Accumulator does the assembling, and
-// StreamFromGenerate/GenerateFromStream derive one method from the other.
-// Failures are *ProviderError values. runlettest has a scripted fake Model
-// and fake wire servers for tests.
+// The application's API and the provider's contract are apart, as in
+// database/sql and database/sql/driver. An application uses this package:
+// Agent, Runtime, Run and Stream, Result, Message, Tool, Hooks, Observer,
+// the options. A provider implements Model — Generate, and Stream yielding
+// StreamEvent deltas that end with one StreamDone event carrying the
+// assembled *ModelResponse — with the contract types that also appear in the
+// application's API (ModelRequest, ModelResponse, StreamEvent, Usage,
+// FinishReason, ToolSpec, the parts) and reports failures as
+// *ProviderError. The provider author's toolkit is package modelkit
+// (github.com/runlet/runlet/modelkit): modelkit.Accumulator assembles the
+// response from deltas, modelkit.StreamResponse and modelkit.Collect derive
+// one method from the other, and modelkit.GenerateFunc and
+// modelkit.StreamFunc make a Model from a function. runlettest has a
+// scripted fake Model and fake wire servers for tests.
 package runlet

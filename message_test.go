@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -162,76 +161,6 @@ func TestSecretsNeverInEvents(t *testing.T) {
 	}
 }
 
-func TestAccumulator(t *testing.T) {
-	var a runlet.Accumulator
-	for _, ev := range []runlet.StreamEvent{
-		{Kind: runlet.StreamReasoningDelta, Delta: "think "},
-		{Kind: runlet.StreamReasoningDelta, Delta: "more"},
-		{Kind: runlet.StreamTextDelta, Delta: "Hel"},
-		{Kind: runlet.StreamTextDelta, Delta: "lo"},
-		{Kind: runlet.StreamToolCallDelta, Index: 1, ID: "b", Name: "g", Delta: `{"y"`},
-		{Kind: runlet.StreamToolCallDelta, Index: 0, ID: "a", Name: "f"},
-		{Kind: runlet.StreamToolCallDelta, Index: 1, Delta: `:2}`},
-		{Kind: runlet.StreamToolCallDelta, Index: 0, Delta: "   "},
-	} {
-		a.Add(ev)
-	}
-	a.SetReasoningState(runlet.ReasoningPart{Signature: "sig", Provider: "x"})
-	resp := a.Response(runlet.Usage{InputTokens: 3}, "")
-	want := runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
-		runlet.ReasoningPart{Text: "think more"},
-		runlet.TextPart{Text: "Hello"},
-		runlet.ToolCallPart{ID: "b", Name: "g", Arguments: json.RawMessage(`{"y":2}`)},
-		runlet.ToolCallPart{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)},
-		runlet.ReasoningPart{Signature: "sig", Provider: "x"},
-	}}
-	if !reflect.DeepEqual(resp.Message, want) || resp.FinishReason != runlet.FinishToolCalls {
-		t.Fatalf("got %+v", resp)
-	}
-	var b runlet.Accumulator
-	b.Add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: "a"})
-	b.SetReasoningState(runlet.ReasoningPart{Signature: "s1"})
-	b.EndPart()
-	b.Add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: "b"})
-	if got := b.Message().Parts; len(got) != 2 || got[0].(runlet.ReasoningPart).Signature != "s1" {
-		t.Fatalf("EndPart: %+v", got)
-	}
-}
-
-func TestStreamFromGenerateAndBack(t *testing.T) {
-	resp := &runlet.ModelResponse{Message: allParts(), FinishReason: runlet.FinishToolCalls}
-	gen := func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return resp, nil }
-	var a runlet.Accumulator
-	var final *runlet.ModelResponse
-	for ev, err := range runlet.StreamFromGenerate(context.Background(), &runlet.ModelRequest{}, gen) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.Add(ev)
-		if ev.Kind == runlet.StreamDone {
-			final = ev.Response
-		}
-	}
-	if final != resp || a.Message().Text() != resp.Message.Text() || len(a.Message().ToolCalls()) != 1 {
-		t.Fatalf("final %v, accumulated %+v", final, a.Message())
-	}
-	got, err := runlet.GenerateFromStream(runlet.StreamFromGenerate(context.Background(), nil, gen))
-	if err != nil || got != resp {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	_, err = runlet.GenerateFromStream(runlet.StreamFromGenerate(context.Background(), nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) {
-		return nil, boom
-	}))
-	if !errors.Is(err, boom) {
-		t.Fatal(err)
-	}
-	_, err = runlet.GenerateFromStream(func(func(runlet.StreamEvent, error) bool) {})
-	if !errors.Is(err, runlet.ErrStreamIncomplete) {
-		t.Fatalf("empty stream: %v", err)
-	}
-}
-
 func TestProviderErrorText(t *testing.T) {
 	cases := []struct {
 		err  *runlet.ProviderError
@@ -293,31 +222,5 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	}
 	if _, err := runlet.NewToolE("", "", func(context.Context, in) (string, error) { return "", nil }); err == nil {
 		t.Fatal("empty name accepted")
-	}
-}
-
-// Parts grow while earlier ones are still being written (interleaved
-// parallel tool calls): each call's arguments must come out whole.
-func TestAccumulatorInterleavedGrowth(t *testing.T) {
-	var a runlet.Accumulator
-	const calls = 40
-	for i := range calls {
-		a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: i, ID: fmt.Sprint("c", i), Name: "f", Delta: `{"n":`})
-		for j := range i {
-			a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: j, Delta: " "})
-		}
-	}
-	for i := range calls {
-		a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: i, Delta: fmt.Sprint(i, "}")})
-	}
-	got := a.Message().ToolCalls()
-	if len(got) != calls {
-		t.Fatalf("%d calls", len(got))
-	}
-	for i, c := range got {
-		var v struct{ N int }
-		if err := json.Unmarshal(c.Arguments, &v); err != nil || v.N != i || c.ID != fmt.Sprint("c", i) {
-			t.Fatalf("call %d: %s %v", i, c.Arguments, err)
-		}
 	}
 }

@@ -121,27 +121,3 @@ func (e *fallbackErr) Error() string {
 }
 
 func (e *fallbackErr) Unwrap() []error { return e.all }
-
-// ModelFunc makes a Model from functions, for small adapters and tests.
-// A nil GenerateFunc drains StreamFunc; a nil StreamFunc wraps GenerateFunc
-// with StreamFromGenerate.
-type ModelFunc struct {
-	GenerateFunc func(ctx context.Context, req *ModelRequest) (*ModelResponse, error)
-	StreamFunc   func(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error]
-}
-
-// Generate implements Model.
-func (m ModelFunc) Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
-	if m.GenerateFunc == nil {
-		return GenerateFromStream(m.Stream(ctx, req))
-	}
-	return m.GenerateFunc(ctx, req)
-}
-
-// Stream implements Model.
-func (m ModelFunc) Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error] {
-	if m.StreamFunc == nil {
-		return StreamFromGenerate(ctx, req, m.GenerateFunc)
-	}
-	return m.StreamFunc(ctx, req)
-}

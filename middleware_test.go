@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -56,13 +57,13 @@ func TestFallback(t *testing.T) {
 			t.Fatalf("text %q", text.String())
 		}
 		// A stream that fails after yielding does not switch.
-		midway := runlet.ModelFunc{StreamFunc: func(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+		midway := modelkit.StreamFunc(func(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
 			return func(yield func(runlet.StreamEvent, error) bool) {
 				if yield(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: "par"}, nil) {
 					yield(runlet.StreamEvent{}, overloaded)
 				}
 			}
-		}}
+		})
 		c := runlettest.NewModel(runlettest.TextReply("never"))
 		var got []string
 		var last error

@@ -15,8 +15,8 @@ import (
 // and ends with exactly one StreamDone event carrying the assembled response,
 // or with a non-nil error. A Stream must stop promptly, releasing its
 // connection, when the consumer stops ranging or ctx is cancelled.
-// StreamFromGenerate and GenerateFromStream build either method from the
-// other.
+// Package modelkit holds the provider author's toolkit: an Accumulator for
+// the final response, and helpers deriving either method from the other.
 type Model interface {
 	Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error)
 	Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error]
@@ -177,51 +177,4 @@ type StreamEvent struct {
 	ID, Name string
 	// Response is set on StreamDone.
 	Response *ModelResponse
-}
-
-// StreamFromGenerate adapts a Generate function to a Stream: it yields the
-// response's text, reasoning and tool calls as single deltas, then StreamDone.
-func StreamFromGenerate(ctx context.Context, req *ModelRequest, generate func(context.Context, *ModelRequest) (*ModelResponse, error)) iter.Seq2[StreamEvent, error] {
-	return func(yield func(StreamEvent, error) bool) {
-		resp, err := generate(ctx, req)
-		if err != nil {
-			yield(StreamEvent{}, err)
-			return
-		}
-		idx := 0
-		for _, p := range resp.Message.Parts {
-			var ev StreamEvent
-			switch p := p.(type) {
-			case TextPart:
-				ev = StreamEvent{Kind: StreamTextDelta, Delta: p.Text}
-			case ReasoningPart:
-				if p.Text == "" {
-					continue
-				}
-				ev = StreamEvent{Kind: StreamReasoningDelta, Delta: p.Text}
-			case ToolCallPart:
-				ev = StreamEvent{Kind: StreamToolCallDelta, Index: idx, ID: p.ID, Name: p.Name, Delta: string(p.Arguments)}
-				idx++
-			default:
-				continue
-			}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		yield(StreamEvent{Kind: StreamDone, Response: resp}, nil)
-	}
-}
-
-// GenerateFromStream drains a stream and returns its final response.
-func GenerateFromStream(seq iter.Seq2[StreamEvent, error]) (*ModelResponse, error) {
-	for ev, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		if ev.Kind == StreamDone {
-			return ev.Response, nil
-		}
-	}
-	return nil, &ProviderError{Message: "stream ended without a final response", Err: ErrStreamIncomplete}
 }

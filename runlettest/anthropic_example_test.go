@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/providers/anthropic"
 	"github.com/runlet/runlet/runlettest"
 )
@@ -37,7 +38,7 @@ func ExampleNewAnthropicServer() {
 		Options:  map[string]any{"thinking": 1024},
 	}
 	ctx := context.Background()
-	resp, err := runlet.GenerateFromStream(model.Stream(ctx, req))
+	resp, err := modelkit.Collect(model.Stream(ctx, req))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -435,7 +436,7 @@ func TestConformanceStreaming(t *testing.T) {
 				t.Errorf("stream = %v", got)
 			}
 			// The deltas add up to the final message.
-			var acc runlet.Accumulator
+			var acc modelkit.Accumulator
 			for _, d := range deltas {
 				if d.Delta == "" && d.Kind != runlet.StreamToolCallDelta {
 					t.Errorf("empty delta %+v", d)
@@ -467,7 +468,7 @@ func TestConformanceStreaming(t *testing.T) {
 			}
 			// Generate over the same stream gives the same response.
 			srv.Enqueue(runlettest.AnthropicResponse{Body: body})
-			again, err := runlet.GenerateFromStream(m.Stream(ctxTimeout(t), userRequest("x")))
+			again, err := modelkit.Collect(m.Stream(ctxTimeout(t), userRequest("x")))
 			if err != nil || !reflect.DeepEqual(again, resp) {
 				t.Errorf("second run differs: %v", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // Seed corpora: the recorded streams in testdata/fixtures (f.Add below) and
@@ -81,7 +82,7 @@ func FuzzDecoder(f *testing.F) {
 		if resp == nil {
 			t.Fatal("no error and no response")
 		}
-		var acc runlet.Accumulator
+		var acc modelkit.Accumulator
 		for _, d := range deltas {
 			switch d.Kind {
 			case runlet.StreamTextDelta, runlet.StreamReasoningDelta:

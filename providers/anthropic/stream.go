@@ -6,6 +6,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // streamEvent holds any Messages API stream event decoded with
@@ -63,7 +64,7 @@ type blockState struct {
 type decoder struct {
 	name   string
 	ev     streamEvent
-	acc    runlet.Accumulator
+	acc    modelkit.Accumulator
 	blocks []blockState
 	calls  int
 	usage  wireUsage

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -404,7 +405,7 @@ func TestConcurrentStreams(t *testing.T) {
 		go func() {
 			req := userRequest(strings.Repeat("x", i+1))
 			req.Options = map[string]any{"betas": []string{"b" + strings.Repeat("x", i+1)}}
-			resp, err := runlet.GenerateFromStream(m.Stream(context.Background(), req))
+			resp, err := modelkit.Collect(m.Stream(context.Background(), req))
 			if err == nil && resp.Message.Text() != "echo "+strings.Repeat("x", i+1) {
 				err = errors.New("wrong answer " + resp.Message.Text())
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/sse"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // ChatCompletions is a runlet.Model for the Chat Completions API
@@ -248,7 +249,7 @@ func (m *ChatCompletions) streamOnce(ctx context.Context, b chatBuilt, emit func
 		if err != nil {
 			return err
 		}
-		for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+		for ev := range modelkit.StreamResponse(out) {
 			if !emit(ev) {
 				return nil
 			}

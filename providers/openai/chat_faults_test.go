@@ -13,6 +13,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/openapitest"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -28,7 +29,7 @@ func fastRetries(m *ChatCompletions) *ChatCompletions {
 func call(m *ChatCompletions, ctx context.Context, stream bool) (*runlet.ModelResponse, error) {
 	req := userReq("hi")
 	if stream {
-		return runlet.GenerateFromStream(m.Stream(ctx, req))
+		return modelkit.Collect(m.Stream(ctx, req))
 	}
 	return m.Generate(ctx, req)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/sse"
+	"github.com/runlet/runlet/modelkit"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -495,10 +496,10 @@ func TestChatFixtureNonStream(t *testing.T) {
 	}
 }
 
-// chatEventsOf returns the deltas StreamFromGenerate would yield.
+// chatEventsOf returns the deltas modelkit.StreamResponse yields.
 func chatEventsOf(resp *runlet.ModelResponse) []runlet.StreamEvent {
 	var out []runlet.StreamEvent
-	for ev := range runlet.StreamFromGenerate(context.Background(), nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return resp, nil }) {
+	for ev := range modelkit.StreamResponse(resp) {
 		if ev.Kind != runlet.StreamDone {
 			out = append(out, ev)
 		}
@@ -523,7 +524,7 @@ func TestChatFixtureErrorBodies(t *testing.T) {
 			req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}}
 			var err error
 			if stream {
-				_, err = runlet.GenerateFromStream(m.Stream(context.Background(), req))
+				_, err = modelkit.Collect(m.Stream(context.Background(), req))
 			} else {
 				_, err = m.Generate(context.Background(), req)
 			}

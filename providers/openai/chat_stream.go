@@ -9,6 +9,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/sse"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // chatChunk is one chat.completion.chunk. The decoder reuses one value for
@@ -126,7 +127,7 @@ type chatDecoder struct {
 	json chatJSON
 	body chatChunk
 	head chatChunkHead
-	acc  runlet.Accumulator
+	acc  modelkit.Accumulator
 
 	// events produced by the last feed or finish call
 	events []runlet.StreamEvent

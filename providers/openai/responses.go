@@ -11,6 +11,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // Responses is a runlet.Model for the OpenAI Responses API
@@ -195,7 +196,7 @@ func (m *Responses) streamOnce(ctx context.Context, b respBuilt, emit func(runle
 			return err
 		}
 		m.remember(b, out)
-		for ev := range runlet.StreamFromGenerate(ctx, nil, func(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) { return out, nil }) {
+		for ev := range modelkit.StreamResponse(out) {
 			if !emit(ev) {
 				return nil
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/openapitest"
+	"github.com/runlet/runlet/modelkit"
 )
 
 // Conformance against recorded Responses API traffic in
@@ -94,7 +95,7 @@ type respCollected struct {
 	callOrder       []int
 	done            *runlet.ModelResponse
 	afterDone       int // events after StreamDone (must be 0)
-	acc             runlet.Accumulator
+	acc             modelkit.Accumulator
 }
 
 type respCollectedCall struct {
@@ -340,7 +341,7 @@ var (
 // respCheckDeltas checks that the deltas add up to the final response: text
 // and reasoning deltas concatenate to the parts' texts, each tool call is
 // announced once with its ID and name and its argument fragments add up to
-// the final arguments, and runlet.Accumulator assembles the same parts.
+// the final arguments, and modelkit.Accumulator assembles the same parts.
 func respCheckDeltas(t *testing.T, c *respCollected) {
 	t.Helper()
 	var text, reasoning strings.Builder

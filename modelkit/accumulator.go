@@ -1,17 +1,19 @@
-package runlet
+package modelkit
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/runlet/runlet"
 )
 
-// Accumulator assembles stream deltas into a ModelResponse. Provider authors
+// Accumulator assembles stream deltas into a runlet.ModelResponse. Provider authors
 // feed it every delta they yield and call Response at the end; the runtime
 // does not need it, since adapters hand over the assembled response in
-// StreamDone.
+// runlet.StreamDone.
 //
-// Parts keep arrival order: consecutive text deltas grow one TextPart,
-// consecutive reasoning deltas one ReasoningPart, and tool-call deltas are
+// Parts keep arrival order: consecutive text deltas grow one runlet.TextPart,
+// consecutive reasoning deltas one runlet.ReasoningPart, and tool-call deltas are
 // grouped by Index however they interleave. The zero value is ready to use.
 type Accumulator struct {
 	parts []*accPart  // pointers: an accPart holds a strings.Builder, which must not be copied
@@ -21,33 +23,33 @@ type Accumulator struct {
 }
 
 type accPart struct {
-	kind StreamEventKind
+	kind runlet.StreamEventKind
 	text strings.Builder
 	// reasoning continuation state
-	reasoning ReasoningPart
+	reasoning runlet.ReasoningPart
 	// tool call
 	id, name string
 }
 
-// Add records one delta. StreamDone events are ignored.
-func (a *Accumulator) Add(ev StreamEvent) {
+// Add records one delta. runlet.StreamDone events are ignored.
+func (a *Accumulator) Add(ev runlet.StreamEvent) {
 	if !a.init {
 		a.last, a.init = -1, true
 	}
 	switch ev.Kind {
-	case StreamTextDelta, StreamReasoningDelta:
+	case runlet.StreamTextDelta, runlet.StreamReasoningDelta:
 		if a.last < 0 || a.parts[a.last].kind != ev.Kind {
 			a.parts = append(a.parts, &accPart{kind: ev.Kind})
 			a.last = len(a.parts) - 1
 		}
 		a.parts[a.last].text.WriteString(ev.Delta)
-	case StreamToolCallDelta:
+	case runlet.StreamToolCallDelta:
 		if a.calls == nil {
 			a.calls = make(map[int]int)
 		}
 		pos, ok := a.calls[ev.Index]
 		if !ok {
-			a.parts = append(a.parts, &accPart{kind: StreamToolCallDelta})
+			a.parts = append(a.parts, &accPart{kind: runlet.StreamToolCallDelta})
 			pos = len(a.parts) - 1
 			a.calls[ev.Index] = pos
 		}
@@ -71,12 +73,12 @@ func (a *Accumulator) EndPart() { a.last, a.init = -1, true }
 // payload, item ID, provider) to the current reasoning part, creating an
 // empty one if the last part is not reasoning (redacted thinking has no text).
 // Empty fields leave earlier values unchanged.
-func (a *Accumulator) SetReasoningState(st ReasoningPart) {
+func (a *Accumulator) SetReasoningState(st runlet.ReasoningPart) {
 	if !a.init {
 		a.last, a.init = -1, true
 	}
-	if a.last < 0 || a.parts[a.last].kind != StreamReasoningDelta {
-		a.parts = append(a.parts, &accPart{kind: StreamReasoningDelta})
+	if a.last < 0 || a.parts[a.last].kind != runlet.StreamReasoningDelta {
+		a.parts = append(a.parts, &accPart{kind: runlet.StreamReasoningDelta})
 		a.last = len(a.parts) - 1
 	}
 	r := &a.parts[a.last].reasoning
@@ -97,39 +99,39 @@ func (a *Accumulator) SetReasoningState(st ReasoningPart) {
 // HasToolCalls reports whether any tool-call delta was added.
 func (a *Accumulator) HasToolCalls() bool { return len(a.calls) > 0 }
 
-// Message returns the assembled assistant message. Empty tool-call arguments
+// runlet.Message returns the assembled assistant message. Empty tool-call arguments
 // become "{}".
-func (a *Accumulator) Message() Message {
-	msg := Message{Role: RoleAssistant, Parts: make([]Part, 0, len(a.parts))}
+func (a *Accumulator) Message() runlet.Message {
+	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(a.parts))}
 	for i := range a.parts {
 		p := a.parts[i]
 		switch p.kind {
-		case StreamTextDelta:
-			msg.Parts = append(msg.Parts, TextPart{Text: p.text.String()})
-		case StreamReasoningDelta:
+		case runlet.StreamTextDelta:
+			msg.Parts = append(msg.Parts, runlet.TextPart{Text: p.text.String()})
+		case runlet.StreamReasoningDelta:
 			r := p.reasoning
 			r.Text = p.text.String()
 			msg.Parts = append(msg.Parts, r)
-		case StreamToolCallDelta:
+		case runlet.StreamToolCallDelta:
 			args := p.text.String()
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			msg.Parts = append(msg.Parts, ToolCallPart{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
+			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
 		}
 	}
 	return msg
 }
 
 // Response returns the assembled response with the given usage and finish
-// reason. If finish is empty it is FinishToolCalls when there are tool calls
-// and FinishStop otherwise.
-func (a *Accumulator) Response(usage Usage, finish FinishReason) *ModelResponse {
+// reason. If finish is empty it is runlet.FinishToolCalls when there are tool calls
+// and runlet.FinishStop otherwise.
+func (a *Accumulator) Response(usage runlet.Usage, finish runlet.FinishReason) *runlet.ModelResponse {
 	if finish == "" {
-		finish = FinishStop
+		finish = runlet.FinishStop
 		if a.HasToolCalls() {
-			finish = FinishToolCalls
+			finish = runlet.FinishToolCalls
 		}
 	}
-	return &ModelResponse{Message: a.Message(), Usage: usage, FinishReason: finish}
+	return &runlet.ModelResponse{Message: a.Message(), Usage: usage, FinishReason: finish}
 }
