@@ -392,3 +392,44 @@ func toolResults(res *runlet.Result) []runlet.ToolResultPart {
 	}
 	return out
 }
+
+// Many calls in parallel while the connection breaks and comes back: each
+// call succeeds or fails with a message for the model; nothing races or
+// leaks.
+func TestToolsetConcurrentBreaks(t *testing.T) {
+	m := newMemServer(t)
+	ts := connectToolset(t, m.config(), mcp.WithRetry(5, time.Millisecond))
+	tools := currentTools(t, ts)
+	var wg sync.WaitGroup
+	var ok, failed atomic.Int64
+	for range 8 {
+		wg.Go(func() {
+			for range 25 {
+				out, err := tools["get_weather"].Call(t.Context(), json.RawMessage(`{"city":"Paris"}`))
+				switch {
+				case err == nil && out == "Paris: sunny, 18°C":
+					ok.Add(1)
+				case err != nil && strings.HasPrefix(err.Error(), "The connection to the MCP server mem broke"):
+					failed.Add(1)
+				default:
+					t.Errorf("call: %q, %v", out, err)
+				}
+				if _, err := ts.Tools(t.Context()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for range 5 {
+		m.breakConns()
+		time.Sleep(time.Millisecond) // spreads the breaks over the calls; any timing is valid
+	}
+	wg.Wait()
+	if ok.Load()+failed.Load() != 200 {
+		t.Errorf("%d succeeded, %d failed, want 200 in all", ok.Load(), failed.Load())
+	}
+	// Whatever happened, the next call works.
+	if out, err := callTool(t, tools, "get_weather", `{"city":"Paris"}`); err != nil || out != "Paris: sunny, 18°C" {
+		t.Fatalf("after the breaks: %q, %v", out, err)
+	}
+}

@@ -43,7 +43,9 @@ over Streamable HTTP with --http. Logs go to standard error.
 
 Flags:
   --http ADDR            serve Streamable HTTP on ADDR (such as
-                         127.0.0.1:8080) at /mcp instead of stdio
+                         127.0.0.1:8080) at /mcp instead of stdio; there is
+                         no authentication: keep it on loopback, or behind a
+                         proxy that checks callers
   --name NAME            the tool's name (default: the agent's name)
   --description TEXT     what the tool does, for the client's model
   --session-store FILE   keep conversations by session_id in this SQLite file
