@@ -433,3 +433,62 @@ func TestToolsetConcurrentBreaks(t *testing.T) {
 		t.Fatalf("after the breaks: %q, %v", out, err)
 	}
 }
+
+// A server that closes idle HTTP sessions: the call after the expiry is
+// sent again on a new session, and succeeds.
+func TestToolsetHTTPSessionExpires(t *testing.T) {
+	srv := newServer(0)
+	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv.Server },
+		&sdkmcp.StreamableHTTPOptions{SessionTimeout: 20 * time.Millisecond})
+	var notFound atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		if sw.status == http.StatusNotFound {
+			notFound.Add(1)
+		}
+	}))
+	defer hs.Close()
+	defer hs.CloseClientConnections()
+	ts := connectToolset(t, mcp.ServerConfig{URL: hs.URL}, mcp.WithRetry(3, time.Millisecond))
+	tools := currentTools(t, ts)
+	for i := range 2 {
+		// Wait until the server dropped the session.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the session did not expire")
+			}
+		}
+		if out, err := callTool(t, tools, "get_weather", `{"city":"Paris"}`); err != nil || out != "Paris: sunny, 18°C" {
+			t.Fatalf("call %d after the session expired: %q, %v", i, out, err)
+		}
+	}
+	if notFound.Load() == 0 {
+		t.Error("the server never answered 404 for an expired session")
+	}
+	ts.Close()
+}
+
+// statusWriter records the response status.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
