@@ -21,6 +21,15 @@ var (
 	// ErrMalformedStream: a provider sent a response or stream event that
 	// could not be decoded.
 	ErrMalformedStream = errors.New("runlet: malformed response data")
+	// ErrInvalidRequest: an adapter cannot build the request for its API (an
+	// option of the wrong type, a part the API does not take). Every
+	// adapter returns it wrapped in a *ProviderError (StatusCode 0, not
+	// Retryable), before sending anything.
+	ErrInvalidRequest = errors.New("runlet: request not valid for this provider")
+	// ErrResponseTooLarge: a response grew past the adapter's size limit
+	// (accumulated text, reasoning and tool arguments); wrapped in a
+	// *ProviderError.
+	ErrResponseTooLarge = errors.New("runlet: response too large")
 	// ErrNoModel: the agent has no Model.
 	ErrNoModel = errors.New("runlet: agent has no model")
 	// ErrApprovalRequired is returned by a BeforeToolCall hook to interrupt
@@ -150,6 +159,10 @@ func errorType(err error, policy string) string {
 		return "stream_incomplete"
 	case errors.Is(err, ErrMalformedStream):
 		return "malformed_response"
+	case errors.Is(err, ErrInvalidRequest):
+		return "invalid_request"
+	case errors.Is(err, ErrResponseTooLarge):
+		return "response_too_large"
 	case errors.As(err, &pe) && pe.StatusCode != 0:
 		return strconv.Itoa(pe.StatusCode)
 	case errors.As(err, &pe) && pe.Code != "":

@@ -28,12 +28,23 @@ type fallback struct {
 	should func(error) bool // nil: DefaultShouldFallback
 }
 
-// DefaultShouldFallback is Fallback's policy. It moves to the next model on
-// every provider failure (rate limits, overload, server errors, connection
-// errors, a model the provider does not have, a stream cut short), that is
-// every error holding a *ProviderError, and stops on anything else:
-// cancellation or a deadline (which would hit the next model too), a hook's
-// or a tool's error, a usage limit.
+// DefaultShouldFallback is Fallback's policy. Every adapter reports its
+// failures as *ProviderError with the same vocabulary, so the policy is the
+// same whichever provider failed:
+//
+//	error                                          next model?
+//	context.Canceled, context.DeadlineExceeded     no: it would fail there too
+//	*ProviderError: 429, 5xx, 529, connection      yes, after the adapter's retries
+//	*ProviderError: 400, 401, 403, 404             yes: another provider may take it
+//	*ProviderError wrapping ErrInvalidRequest      yes: another adapter may build it
+//	  (an option of the wrong type, a part the API does not take)
+//	*ProviderError wrapping ErrStreamIncomplete,   yes, unless an event already
+//	  ErrMalformedStream or ErrResponseTooLarge      reached the caller
+//	any other error: a hook's or a tool's error,   no
+//	  a usage limit, a custom Model's plain error
+//
+// A stream that already yielded an event never falls back (see Fallback).
+// FallbackWhen takes another policy.
 func DefaultShouldFallback(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false

@@ -1,22 +1,41 @@
-// Package httpc is the HTTP layer shared by the provider adapters: one POST
-// with bounded retries, exponential backoff with jitter, Retry-After, and
-// error bodies mapped to *runlet.ProviderError.
+// Package httpc is the skeleton every provider adapter is built on: one
+// POST with bounded retries, exponential backoff with jitter and
+// Retry-After; error bodies mapped to *runlet.ProviderError; one secret
+// redactor; and the Generate and Stream drivers that make an adapter's own
+// Generate and Stream a few lines each:
 //
-// A request is retried only before its response is handed to the caller, so
-// stream bytes that reached the caller are never replayed.
+//	func (m *Model) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
+//		call, err := m.build(req, false) // a *runlet.ProviderError wrapping runlet.ErrInvalidRequest (see RequestError)
+//		if err != nil {
+//			return nil, err
+//		}
+//		return m.client.Generate(ctx, call, m.decode) // decode: *http.Response -> *runlet.ModelResponse
+//	}
+//
+//	func (m *Model) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+//		return func(yield func(runlet.StreamEvent, error) bool) {
+//			call, err := m.build(req, true)
+//			if err != nil {
+//				yield(runlet.StreamEvent{}, err)
+//				return
+//			}
+//			m.client.Stream(ctx, call, yield, m.read) // read: events of one response, through emit
+//		}
+//	}
+//
+// A request is retried only before anything reached the caller, so stream
+// bytes that reached the caller are never replayed; a non-streamed body
+// that fails to read or decode (cut halfway, or a 200 holding an overload
+// error) is retried like a failed request. Every error the drivers return
+// has gone through Client.Redact.
 package httpc
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/runlet/runlet"
@@ -27,8 +46,10 @@ const (
 	DefaultMaxRetries = 2
 	defaultMinBackoff = 500 * time.Millisecond
 	defaultMaxBackoff = 8 * time.Second
-	maxRetryAfter     = 60 * time.Second
-	maxErrorBody      = 64 << 10
+	// DefaultMaxRetryWait is the longest wait between attempts when
+	// Client.MaxRetryWait is zero.
+	DefaultMaxRetryWait = 60 * time.Second
+	maxErrorBody        = 64 << 10
 )
 
 // Client posts JSON to one provider.
@@ -44,6 +65,21 @@ type Client struct {
 	// MinBackoff and MaxBackoff bound the exponential backoff; zero means
 	// 500ms and 8s.
 	MinBackoff, MaxBackoff time.Duration
+	// MaxRetryWait is the longest wait before a retry: a server that asks
+	// (Retry-After) for longer gets its error returned at once, never a
+	// retry sooner than it asked. Zero means DefaultMaxRetryWait.
+	MaxRetryWait time.Duration
+	// Secrets are redacted from errors (see Redact) besides the credentials
+	// in Header.
+	Secrets []string
+}
+
+// Call is one request of an adapter: where it goes, its encoded JSON body,
+// and headers for this request only (added to Client.Header).
+type Call struct {
+	URL    string
+	Body   []byte
+	Header http.Header
 }
 
 // Post sends body to url and returns a 2xx response, whose body the caller
@@ -66,8 +102,11 @@ func (c *Client) Post(ctx context.Context, url string, body []byte) (*http.Respo
 // Retry runs attempt until it succeeds, fails for good (anything but a
 // retryable *runlet.ProviderError), reports that it already handed
 // something to the caller (yielded), or MaxRetries retries are spent. It
-// waits between attempts with exponential backoff and jitter, or the
-// server's Retry-After when that is reasonable; ctx cancels the wait.
+// waits between attempts with exponential backoff and jitter, or exactly
+// the server's Retry-After; ctx cancels the wait. When the wait would
+// outlast MaxRetryWait or ctx's deadline, it returns the attempt's error
+// (with its RetryAfter) at once instead: never a retry sooner than the
+// server asked, never a bare deadline error in place of the server's.
 //
 // A streaming adapter wraps "post and read until the first delta" in one
 // attempt, so a stream that fails before the caller saw anything is retried
@@ -82,7 +121,11 @@ func (c *Client) Retry(ctx context.Context, attempt func() (yielded bool, err er
 		if !errors.As(err, &perr) || !perr.Retryable {
 			return err
 		}
-		if err := sleep(ctx, c.backoff(n, perr.RetryAfter)); err != nil {
+		wait, ok := c.wait(ctx, n, perr.RetryAfter)
+		if !ok {
+			return err
+		}
+		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -117,15 +160,22 @@ func (c *Client) RetryStream(ctx context.Context, yield func(runlet.StreamEvent,
 // *runlet.ProviderError for HTTP and connection failures (Retryable set when
 // a retry may help), or the context's error.
 func (c *Client) PostOnce(ctx context.Context, url string, body []byte) (*http.Response, error) {
+	return c.do(ctx, Call{URL: url, Body: body})
+}
+
+func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.URL, bytes.NewReader(call.Body))
 	if err != nil {
-		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: err}
+		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: scrub(err)}
 	}
 	for k, v := range c.Header {
+		req.Header[k] = v
+	}
+	for k, v := range call.Header {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -142,10 +192,28 @@ func (c *Client) PostOnce(ctx context.Context, url string, body []byte) (*http.R
 	return resp, nil
 }
 
-func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 && retryAfter <= maxRetryAfter {
-		return retryAfter
+// wait is the pause before retry number attempt+1: the server's
+// Retry-After, else backoff. ok is false when that pause is longer than
+// MaxRetryWait or than what is left before ctx's deadline.
+func (c *Client) wait(ctx context.Context, attempt int, retryAfter time.Duration) (d time.Duration, ok bool) {
+	limit := c.MaxRetryWait
+	if limit <= 0 {
+		limit = DefaultMaxRetryWait
 	}
+	d = retryAfter
+	if d <= 0 {
+		d = c.backoff(attempt)
+	}
+	if d > limit {
+		return 0, false
+	}
+	if dl, has := ctx.Deadline(); has && time.Until(dl) < d {
+		return 0, false
+	}
+	return d, true
+}
+
+func (c *Client) backoff(attempt int) time.Duration {
 	lo, hi := c.MinBackoff, c.MaxBackoff
 	if lo <= 0 {
 		lo = defaultMinBackoff
@@ -181,192 +249,4 @@ func retryableTransportError(err error) bool {
 		return r.Retryable()
 	}
 	return true
-}
-
-// Retryable reports whether an HTTP status is worth retrying: 408, 409, 429
-// and every 5xx (Anthropic's 529 overloaded included).
-func Retryable(status int) bool {
-	return status == 408 || status == 409 || status == 429 || status >= 500
-}
-
-// ErrorFromResponse reads (at most 64 KiB of) an error response, closes it
-// and maps it to a *runlet.ProviderError. It understands the OpenAI envelope
-// {"error":{"message","type","code"}} and the Anthropic one
-// {"type":"error","error":{"type","message"}}; any other body (an HTML page
-// from a proxy, say) becomes a short plain-text message.
-func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderError {
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := ErrorFromBody(provider, body)
-	e.StatusCode = resp.StatusCode
-	e.Retryable = Retryable(resp.StatusCode) || e.Retryable
-	if e.Code == "insufficient_quota" || e.Type == "insufficient_quota" {
-		e.Retryable = false // a 429 that waiting does not cure: the account is out of credit
-	}
-	if d := RetryAfter(resp.Header); d > 0 || e.RetryAfter == 0 {
-		e.RetryAfter = d // else keep the body's delay (google.rpc.RetryInfo)
-	}
-	e.RequestID = firstHeader(resp.Header, "X-Request-Id", "Request-Id")
-	if e.Message == "" {
-		e.Message = http.StatusText(resp.StatusCode)
-	}
-	return e
-}
-
-// ErrorFromBody maps an error payload, from an HTTP body or an error event
-// inside a stream, to a *runlet.ProviderError (StatusCode left zero).
-// Besides the OpenAI and Anthropic envelopes it reads Google's
-// google.rpc.Status {"error":{"code","message","status","details"}}, also
-// wrapped in a one-element array: status becomes Code, and a
-// google.rpc.RetryInfo detail's retryDelay becomes RetryAfter.
-func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
-	e := &runlet.ProviderError{Provider: provider}
-	body = unwrapArray(body)
-	var env struct {
-		Type    string          `json:"type"`
-		Message string          `json:"message"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &env) == nil && (len(env.Error) > 0 || env.Message != "") {
-		var inner struct {
-			Message string            `json:"message"`
-			Type    string            `json:"type"`
-			Code    json.RawMessage   `json:"code"`
-			Status  string            `json:"status"`  // google.rpc.Status
-			Details []json.RawMessage `json:"details"` // google.rpc.Status
-		}
-		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &inner) == nil {
-			e.Message, e.Type, e.Code = inner.Message, inner.Type, rawString(inner.Code)
-			if inner.Status != "" {
-				e.Code = inner.Status
-				e.Retryable = googleRetryable(inner.Status)
-				e.RetryAfter = googleRetryDelay(inner.Details)
-			}
-		} else if len(env.Error) > 0 && env.Error[0] == '"' {
-			_ = json.Unmarshal(env.Error, &e.Message)
-		}
-		if e.Message == "" {
-			e.Message = env.Message
-		}
-		if e.Type == "" && env.Type != "error" {
-			e.Type = env.Type
-		}
-		switch e.Type {
-		case "overloaded_error", "rate_limit_error", "api_error", "server_error":
-			e.Retryable = true
-		}
-		return e
-	}
-	e.Message = plainText(body)
-	return e
-}
-
-func rawString(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw) // a numeric code
-}
-
-// plainText shortens a non-JSON body to one readable line without markup.
-func plainText(body []byte) string {
-	var b strings.Builder
-	inTag := false
-	space := false
-	for _, r := range string(body) {
-		switch {
-		case r == '<':
-			inTag = true
-		case r == '>' && inTag:
-			inTag = false
-			space = true
-		case inTag:
-		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
-			space = true
-		default:
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-		}
-		if b.Len() >= 200 {
-			b.WriteString("…")
-			break
-		}
-	}
-	return b.String()
-}
-
-// RetryAfter reads retry-after-ms, then Retry-After (seconds or HTTP date).
-func RetryAfter(h http.Header) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-func firstHeader(h http.Header, keys ...string) string {
-	for _, k := range keys {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// scrub rewrites transport errors without the URL's query and user info,
-// in case a user-supplied base URL carries a credential there.
-func scrub(err error) error {
-	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return err
-	}
-	where := ue.URL
-	if u, perr := url.Parse(ue.URL); perr == nil {
-		u.User, u.RawQuery, u.Fragment = nil, "", ""
-		where = u.String()
-	}
-	return &url.Error{Op: ue.Op, URL: where, Err: ue.Err}
-}
-
-// ErrBodyTooLarge is returned by ReadBody for a body over its limit.
-var ErrBodyTooLarge = errors.New("response body too large")
-
-// ReadBody reads a whole response body of at most limit bytes. When the
-// server declared the length it reads into one buffer of that size, instead
-// of growing one as io.ReadAll does.
-func ReadBody(resp *http.Response, limit int64) ([]byte, error) {
-	if n := resp.ContentLength; n > limit {
-		return nil, ErrBodyTooLarge
-	} else if n > 0 {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err == nil && int64(len(body)) > limit {
-		return nil, ErrBodyTooLarge
-	}
-	return body, err
 }

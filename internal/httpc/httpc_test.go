@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -147,17 +148,62 @@ func TestPostConnectionErrorRetriedAndScrubbed(t *testing.T) {
 	}
 }
 
+// A Retry-After longer than the context's deadline or MaxRetryWait allows
+// returns the server's error, with its RetryAfter, at once: never a retry
+// sooner than asked, never a bare deadline error.
+func TestRetryAfterBeyondWhatWeMayWait(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("Retry-After", r.URL.Query().Get("after"))
+		status, _ := strconv.Atoi(r.URL.Query().Get("status"))
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		status, after string
+		deadline      time.Duration // 0: none
+		maxWait       time.Duration
+		want          time.Duration
+	}{
+		{"503", "30", 50 * time.Millisecond, 0, 30 * time.Second},
+		{"429", "30", 10 * time.Second, 0, 30 * time.Second},
+		{"429", "120", 0, 0, 120 * time.Second}, // past DefaultMaxRetryWait
+		{"503", "5", 0, time.Second, 5 * time.Second},
+	} {
+		n.Store(0)
+		ctx := context.Background()
+		if tc.deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+			defer cancel()
+		}
+		c := fastClient(5)
+		c.MaxRetryWait = tc.maxWait
+		start := time.Now()
+		_, err := c.Post(ctx, srv.URL+"?status="+tc.status+"&after="+tc.after, nil)
+		var pe *runlet.ProviderError
+		if !errors.As(err, &pe) || strconv.Itoa(pe.StatusCode) != tc.status || pe.RetryAfter != tc.want || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%+v: err = %v", tc, err)
+		}
+		if n.Load() != 1 || time.Since(start) > 5*time.Second {
+			t.Fatalf("%+v: %d requests, %v", tc, n.Load(), time.Since(start))
+		}
+	}
+}
+
+// Cancelling the context ends a wait for Retry-After.
 func TestPostContextCancelsBackoff(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "30")
 		w.WriteHeader(503)
+		cancel()
 	}))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
 	start := time.Now()
 	_, err := fastClient(5).Post(ctx, srv.URL, nil)
-	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err=%v after %v", err, time.Since(start))
 	}
 }
@@ -188,17 +234,19 @@ func TestRetryAfter(t *testing.T) {
 func TestBackoffBounds(t *testing.T) {
 	c := &Client{}
 	for attempt := range 40 {
-		d := c.backoff(attempt, 0)
+		d := c.backoff(attempt)
 		lo := min(defaultMinBackoff<<min(attempt, 16), defaultMaxBackoff) / 2
 		if d < lo || d > defaultMaxBackoff {
 			t.Fatalf("attempt %d: %v outside [%v, %v]", attempt, d, lo, defaultMaxBackoff)
 		}
 	}
-	if d := c.backoff(0, 3*time.Second); d != 3*time.Second {
+	ctx := context.Background()
+	if d, ok := c.wait(ctx, 0, 3*time.Second); d != 3*time.Second || !ok {
 		t.Fatalf("Retry-After not honoured: %v", d)
 	}
-	if d := c.backoff(0, time.Hour); d > defaultMaxBackoff {
-		t.Fatalf("absurd Retry-After honoured: %v", d)
+	// A wait past MaxRetryWait is refused, not shortened.
+	if d, ok := c.wait(ctx, 0, time.Hour); ok {
+		t.Fatalf("Retry-After of an hour shortened to %v", d)
 	}
 }
 

@@ -187,7 +187,7 @@ func BenchmarkDecode1000Deltas(b *testing.B) {
 		loop(b, func() {
 			n := 0
 			var resp *runlet.ModelResponse
-			err := m.readStream(ctx, io.NopCloser(bytes.NewReader(data)), func(ev runlet.StreamEvent) bool {
+			err := m.readStream(ctx, &http.Response{Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(data))}, func(ev runlet.StreamEvent) bool {
 				if ev.Kind == runlet.StreamTextDelta {
 					sink = ev.Delta
 					n++

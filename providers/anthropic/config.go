@@ -60,6 +60,12 @@ type Config struct {
 	// including 529 overloaded, connection errors, and streams that fail
 	// before their first delta). Zero means 2; negative means none.
 	MaxRetries int
+	// MaxResponseBytes limits the text, reasoning (with signatures) and tool
+	// input one response may accumulate; past it the call fails with a
+	// *runlet.ProviderError wrapping runlet.ErrResponseTooLarge. A
+	// non-streamed body may be twice as large (JSON escaping). Zero means
+	// 64 MiB.
+	MaxResponseBytes int64
 	// Name labels errors and the reasoning state this adapter produces
 	// (runlet.ReasoningPart.Provider). Empty means "anthropic". Two adapters
 	// with the same Name accept each other's thinking signatures, so give a
@@ -76,6 +82,7 @@ type resolved struct {
 	version   string
 	retries   int
 	client    *httpc.Client
+	limit     int64 // MaxResponseBytes, resolved
 }
 
 func (c Config) resolve() resolved {
@@ -128,6 +135,7 @@ func (c Config) resolve() resolved {
 		maxTokens: max(c.MaxTokens, 0),
 		version:   version,
 		retries:   retries,
+		limit:     httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		// The adapter sends with PostOnce inside the client's Retry, so a
 		// stream that fails before its first delta is retried too.
 		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},

@@ -200,11 +200,18 @@ func TestTruncation(t *testing.T) {
 		}
 	})
 	t.Run("generate", func(t *testing.T) {
-		srv, m := newServerModel(t, Config{}, hello)
+		// A body cut off halfway is retried like a failed request.
+		srv, m := newServerModel(t, Config{MaxRetries: -1}, hello)
 		srv.InjectFault(runlettest.Fault{Truncate: true})
 		_, err := m.Generate(ctxTimeout(t), userRequest("x"))
-		if perr := requireProviderError(t, err); !strings.Contains(perr.Message, "malformed response") || perr.StatusCode != 200 {
+		if perr := requireProviderError(t, err); !errors.Is(err, runlet.ErrStreamIncomplete) || !perr.Retryable || perr.StatusCode != 200 {
 			t.Errorf("err = %#v", *perr)
+		}
+		srv, m = newServerModel(t, Config{}, hello, hello)
+		srv.InjectFault(runlettest.Fault{Truncate: true})
+		resp, err := m.Generate(ctxTimeout(t), userRequest("x"))
+		if err != nil || resp.Message.Text() != "hello" || len(srv.Requests()) != 2 {
+			t.Errorf("resp %v, err %v, %d requests", resp, err, len(srv.Requests()))
 		}
 	})
 }
@@ -326,16 +333,23 @@ func TestCancellation(t *testing.T) {
 		}
 		noSecret(t, err)
 	})
-	t.Run("during backoff", func(t *testing.T) {
-		srv, m := newServerModel(t, Config{}, hello)
-		srv.InjectFault(runlettest.Fault{Status: 529, Header: http.Header{"Retry-After": {"30"}}})
-		m.cfg.client.MinBackoff, m.cfg.client.MaxBackoff = 30*time.Second, 30*time.Second
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		start := time.Now()
-		_, err := m.Generate(ctx, userRequest("x"))
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
-			t.Errorf("err = %v after %v", err, time.Since(start))
+	t.Run("retry wait past the deadline", func(t *testing.T) {
+		// The server asks for a longer wait than the deadline leaves (or
+		// the backoff would take): its 529 comes back at once, with
+		// RetryAfter, never a bare deadline error.
+		for _, after := range []string{"30", ""} {
+			srv, m := newServerModel(t, Config{}, hello)
+			srv.InjectFault(runlettest.Fault{Status: 529, Header: http.Header{"Retry-After": {after}}})
+			m.cfg.client.MinBackoff, m.cfg.client.MaxBackoff = 30*time.Second, 30*time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := m.Generate(ctx, userRequest("x"))
+			perr := requireProviderError(t, err)
+			if perr.StatusCode != 529 || (after != "" && perr.RetryAfter != 30*time.Second) || errors.Is(err, context.DeadlineExceeded) ||
+				time.Since(start) > 5*time.Second || len(srv.Requests()) != 1 {
+				t.Errorf("Retry-After %q: err = %v after %v", after, err, time.Since(start))
+			}
 		}
 	})
 	t.Run("already cancelled", func(t *testing.T) {
@@ -433,7 +447,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 func TestRedactWrappedError(t *testing.T) {
 	m := newTestModel("http://127.0.0.1:1", Config{})
 	cause := fmt.Errorf("%w: read from https://proxy/?key=%s: %w", runlet.ErrStreamIncomplete, testKey, context.DeadlineExceeded)
-	err := m.redact(&runlet.ProviderError{Provider: "anthropic", Message: "failed for " + testKey, Code: testKey, RequestID: testKey, Err: cause})
+	err := m.cfg.client.Redact(&runlet.ProviderError{Provider: "anthropic", Message: "failed for " + testKey, Code: testKey, RequestID: testKey, Err: cause})
 	noSecret(t, err)
 	if !errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrMalformedStream) {
 		t.Errorf("sentinels lost: %v", err)
@@ -443,7 +457,7 @@ func TestRedactWrappedError(t *testing.T) {
 	}
 	// Other errors and errors without the key pass unchanged.
 	plain := errors.New("x")
-	if m.redact(plain) != plain || m.redact(nil) != nil {
+	if m.cfg.client.Redact(plain) != plain || m.cfg.client.Redact(nil) != nil {
 		t.Error("changed an error without a key")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var deltas []runlet.StreamEvent
 		var resp *runlet.ModelResponse
-		err := m.readStream(context.Background(), io.NopCloser(bytes.NewReader(data)), func(ev runlet.StreamEvent) bool {
+		err := m.readStream(context.Background(), &http.Response{Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(data))}, func(ev runlet.StreamEvent) bool {
 			if resp != nil {
 				t.Fatal("event after StreamDone")
 			}

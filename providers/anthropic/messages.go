@@ -33,35 +33,28 @@ func NewMessages(cfg Config) *Messages {
 // Name returns the adapter's name (Config.Name, default "anthropic").
 func (m *Messages) Name() string { return m.cfg.name }
 
-// Generate sends the request and returns the whole response.
+// Generate sends the request and returns the whole response. A body that
+// fails to read or decode in a way a retry may cure (cut halfway, or an
+// overloaded error with status 200) is retried like a failed request.
 func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
 	b, err := m.buildRequest(req, false)
 	if err != nil {
-		return nil, m.redact(err)
+		return nil, err
 	}
-	var out *runlet.ModelResponse
-	err = m.cfg.client.Retry(ctx, func() (bool, error) {
-		resp, err := m.post(ctx, b)
-		if err != nil {
-			return false, err
+	return m.cfg.client.Generate(ctx, m.call(b), func(resp *http.Response) (*runlet.ModelResponse, error) {
+		if !isEventStream(resp.Header) {
+			return m.readResponse(resp)
 		}
-		if isEventStream(resp.Header) {
-			// A gateway that streams anyway: assemble the events.
-			err = m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
-				if ev.Kind == runlet.StreamDone {
-					out = ev.Response
-				}
-				return true
-			})
-			return false, err
-		}
-		out, err = m.readResponse(ctx, resp)
-		return false, err
+		// A gateway that streams anyway: assemble the events.
+		var out *runlet.ModelResponse
+		err := m.readStream(ctx, resp, func(ev runlet.StreamEvent) bool {
+			if ev.Kind == runlet.StreamDone {
+				out = ev.Response
+			}
+			return true
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, m.redact(err)
-	}
-	return out, nil
 }
 
 // Stream sends the request with "stream": true and yields text, reasoning
@@ -72,41 +65,31 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 	return func(yield func(runlet.StreamEvent, error) bool) {
 		b, err := m.buildRequest(req, true)
 		if err != nil {
-			yield(runlet.StreamEvent{}, m.redact(err))
+			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		err = m.cfg.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
-			resp, err := m.post(ctx, b)
-			if err != nil {
-				return err
-			}
+		m.cfg.client.Stream(ctx, m.call(b), yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 			if isJSON(resp.Header) {
 				// A gateway that ignores "stream": answer with the whole message.
-				out, err := m.readResponse(ctx, resp)
+				out, err := m.readResponse(resp)
 				if err != nil {
 					return err
 				}
-				emitResponse(out, emit)
+				httpc.EmitResponse(out, emit)
 				return nil
 			}
-			return m.readStream(ctx, resp.Body, emit)
+			return m.readStream(ctx, resp, emit)
 		})
-		if err != nil {
-			yield(runlet.StreamEvent{}, m.redact(err))
-		}
 	}
 }
 
-// post sends one request (the retry loop is the client's).
-func (m *Messages) post(ctx context.Context, b built) (*http.Response, error) {
-	client := m.cfg.client
+// call is the HTTP call for a built request, with its extra betas.
+func (m *Messages) call(b built) httpc.Call {
+	c := httpc.Call{URL: m.cfg.url, Body: b.body}
 	if b.betas != "" {
-		c := *client
-		c.Header = client.Header.Clone()
-		c.Header.Set("Anthropic-Beta", joinBetas(c.Header.Values("Anthropic-Beta"), []string{b.betas}))
-		client = &c
+		c.Header = http.Header{"Anthropic-Beta": {joinBetas(m.cfg.client.Header.Values("Anthropic-Beta"), []string{b.betas})}}
 	}
-	return client.PostOnce(ctx, m.cfg.url, b.body)
+	return c
 }
 
 // ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
@@ -115,33 +98,19 @@ func (m *Messages) post(ctx context.Context, b built) (*http.Response, error) {
 // (invalid JSON, impossible values).
 var ErrMalformedStream = runlet.ErrMalformedStream
 
-// maxResponseBody bounds a non-streaming response body.
-const maxResponseBody = 64 << 20
-
 // readResponse decodes a non-streaming response.
-func (m *Messages) readResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
-	defer resp.Body.Close()
-	body, err := httpc.ReadBody(resp, maxResponseBody)
-	switch {
-	case errors.Is(err, httpc.ErrBodyTooLarge):
-		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
-	case err != nil:
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "reading response", Retryable: true, Err: err}
+func (m *Messages) readResponse(resp *http.Response) (*runlet.ModelResponse, error) {
+	body, err := m.cfg.client.ReadAll(resp, 2*m.cfg.limit)
+	if err != nil {
+		return nil, err
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
-		e := httpc.ErrorFromBody(m.cfg.name, body) // a proxy's page, say: show what it said
-		e.StatusCode, e.Err = resp.StatusCode, fmt.Errorf("%w: %w", ErrMalformedStream, err)
-		e.Message = "malformed response: " + e.Message
-		e.Retryable = false
-		return nil, e
+		return nil, m.cfg.client.DecodeError(resp, body, err)
 	}
 	if w.Type == "error" {
 		e := httpc.ErrorFromBody(m.cfg.name, body)
-		e.StatusCode = resp.StatusCode
+		e.StatusCode, e.RequestID = resp.StatusCode, httpc.RequestID(resp.Header)
 		return nil, e
 	}
 	return m.toResponse(&w), nil
@@ -155,40 +124,12 @@ func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "text/event-stream")
 }
 
-// emitResponse streams a whole response as one delta per part, then
-// StreamDone.
-func emitResponse(resp *runlet.ModelResponse, emit func(runlet.StreamEvent) bool) {
-	calls := 0
-	for _, p := range resp.Message.Parts {
-		var ev runlet.StreamEvent
-		switch p := p.(type) {
-		case runlet.TextPart:
-			ev = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: p.Text}
-		case runlet.ReasoningPart:
-			if p.Text == "" {
-				continue
-			}
-			ev = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: p.Text}
-		case runlet.ToolCallPart:
-			ev = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: calls, ID: p.ID, Name: p.Name, Delta: string(p.Arguments)}
-			calls++
-		default:
-			continue
-		}
-		if !emit(ev) {
-			return
-		}
-	}
-	emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: resp})
-}
-
 // readStream decodes an event stream, calling emit for each delta and
 // finally for StreamDone. A consumer that stops (emit returns false) ends
 // it without error.
-func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func(runlet.StreamEvent) bool) error {
-	defer body.Close()
-	r := sse.NewReader(body)
-	d := newDecoder(m.cfg.name)
+func (m *Messages) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+	r := sse.NewReader(resp.Body)
+	d := newDecoder(m.cfg.name, m.cfg.limit)
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -218,6 +159,9 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 			}
 			return err
 		}
+		if err := d.tooLarge(); err != nil {
+			return err
+		}
 		if ok && !emit(out) {
 			return nil
 		}
@@ -226,45 +170,4 @@ func (m *Messages) readStream(ctx context.Context, body io.ReadCloser, emit func
 			return nil
 		}
 	}
-}
-
-// redact removes the API key from an error's text. Errors never carry
-// request headers, but a misbehaving server or proxy may echo the key back
-// in an error body or stream event.
-func (m *Messages) redact(err error) error {
-	key := m.cfg.client.Header.Get("X-Api-Key")
-	var pe *runlet.ProviderError
-	if len(key) < 4 || !errors.As(err, &pe) {
-		return err
-	}
-	const mask = "[REDACTED]"
-	pe.Message = strings.ReplaceAll(pe.Message, key, mask)
-	pe.Code = strings.ReplaceAll(pe.Code, key, mask)
-	pe.Type = strings.ReplaceAll(pe.Type, key, mask)
-	pe.RequestID = strings.ReplaceAll(pe.RequestID, key, mask)
-	if pe.Err != nil && strings.Contains(pe.Err.Error(), key) {
-		pe.Err = &redactedError{msg: strings.ReplaceAll(pe.Err.Error(), key, mask), cause: pe.Err}
-	}
-	return err
-}
-
-// redactedError stands for an error whose text held the key. errors.Is and
-// errors.As still reach the sentinels it wrapped.
-type redactedError struct {
-	msg   string
-	cause error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-
-// Unwrap returns the sentinels (ErrStreamIncomplete, ErrMalformedStream,
-// context errors) the original wrapped, not the original itself.
-func (e *redactedError) Unwrap() []error {
-	var out []error
-	for _, s := range []error{runlet.ErrStreamIncomplete, ErrMalformedStream, context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(e.cause, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

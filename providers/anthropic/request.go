@@ -11,6 +11,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
@@ -195,7 +196,11 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			w.System = req.Instructions
 		}
 	}
-	w.Messages = m.translateMessages(req.Messages)
+	msgs, err := m.translateMessages(req.Messages)
+	if err != nil {
+		return built{}, err
+	}
+	w.Messages = msgs
 	if len(req.Tools) > 0 {
 		w.Tools = make([]wireTool, len(req.Tools))
 		for i, t := range req.Tools {
@@ -231,7 +236,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 }
 
 func (m *Messages) invalid(msg string, err error) *runlet.ProviderError {
-	return &runlet.ProviderError{Provider: m.cfg.name, Message: msg, Err: err}
+	return httpc.RequestError(m.cfg.name, msg, err)
 }
 
 // translateMessages converts runlet messages to the API's alternating
@@ -239,9 +244,9 @@ func (m *Messages) invalid(msg string, err error) *runlet.ProviderError {
 // tool_result blocks; consecutive messages with the same API role are merged,
 // and within a user message tool_result blocks come first, as the API
 // requires. Messages left without blocks are dropped.
-func (m *Messages) translateMessages(msgs []runlet.Message) []wireMessage {
+func (m *Messages) translateMessages(msgs []runlet.Message) ([]wireMessage, error) {
 	out := make([]wireMessage, 0, len(msgs))
-	for _, msg := range msgs {
+	for i, msg := range msgs {
 		role := "user"
 		if msg.Role == runlet.RoleAssistant {
 			role = "assistant"
@@ -252,7 +257,10 @@ func (m *Messages) translateMessages(msgs []runlet.Message) []wireMessage {
 		}
 		start := len(blocks)
 		for _, p := range msg.Parts {
-			blocks = m.appendPart(blocks, p)
+			var err error
+			if blocks, err = m.appendPart(blocks, p); err != nil {
+				return nil, m.invalid(fmt.Sprintf("message %d", i), err)
+			}
 		}
 		if len(blocks) == start {
 			continue
@@ -268,7 +276,7 @@ func (m *Messages) translateMessages(msgs []runlet.Message) []wireMessage {
 			toolResultsFirst(out[i].Content)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // toolResultsFirst moves tool_result blocks to the front, keeping order.
@@ -299,7 +307,7 @@ func toolResultsFirst(blocks []wireContent) {
 }
 
 // appendPart appends the blocks for one part.
-func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) []wireContent {
+func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) ([]wireContent, error) {
 	switch p := p.(type) {
 	case runlet.TextPart:
 		if p.Text != "" { // the API rejects empty text blocks
@@ -326,48 +334,44 @@ func (m *Messages) appendPart(blocks []wireContent, p runlet.Part) []wireContent
 		}
 		blocks = append(blocks, c)
 	case runlet.ImagePart:
-		if src := source(p.URL, p.MediaType, p.Data, false); src != nil {
-			blocks = append(blocks, wireContent{Type: "image", Source: src})
+		src := source(p.URL, p.MediaType, p.Data, false)
+		if src == nil {
+			return nil, fmt.Errorf("image part has neither URL nor data")
 		}
+		blocks = append(blocks, wireContent{Type: "image", Source: src})
 	case runlet.FilePart:
-		if strings.HasPrefix(p.MediaType, "image/") {
-			if src := source(p.URL, p.MediaType, p.Data, false); src != nil {
-				blocks = append(blocks, wireContent{Type: "image", Source: src})
-			}
-			break
-		}
-		if src := source(p.URL, p.MediaType, p.Data, true); src != nil {
+		image := strings.HasPrefix(p.MediaType, "image/")
+		src := source(p.URL, p.MediaType, p.Data, !image)
+		switch {
+		case src == nil:
+			return nil, fmt.Errorf("file part %q has neither URL nor data", p.Name)
+		case image:
+			blocks = append(blocks, wireContent{Type: "image", Source: src})
+		default:
 			blocks = append(blocks, wireContent{Type: "document", Source: src, Title: p.Name})
 		}
 	}
-	return blocks
+	return blocks, nil
 }
 
 // source builds an image or document source: inline bytes as base64 (plain
 // text documents as a text source), data: URLs decoded, other URLs by
 // reference. It returns nil when there is nothing to send.
 func source(u, mediaType string, data []byte, document bool) *wireSource {
-	if len(data) == 0 && strings.HasPrefix(u, "data:") {
-		mt, d, ok := dataurl.Parse(u)
-		if ok {
-			data = d
-			if mediaType == "" {
-				mediaType = mt
-			}
-		}
+	if mt, d, ok := dataurl.Inline(u, mediaType, data); ok {
+		mediaType, data = mt, d
 	}
 	if len(data) > 0 {
 		if mediaType == "" {
 			mediaType = http.DetectContentType(data)
 		}
-		mediaType, _, _ = strings.Cut(mediaType, ";") // drop parameters such as charset
-		mediaType = strings.TrimSpace(mediaType)
+		mediaType = dataurl.MediaType(mediaType) // drop parameters such as charset
 		if document && strings.HasPrefix(mediaType, "text/") {
 			return &wireSource{Type: "text", MediaType: "text/plain", Data: string(data)}
 		}
 		return &wireSource{Type: "base64", MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(data)}
 	}
-	if u != "" && !strings.HasPrefix(u, "data:") {
+	if u != "" && !dataurl.Is(u) {
 		return &wireSource{Type: "url", URL: u}
 	}
 	return nil

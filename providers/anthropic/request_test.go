@@ -297,7 +297,6 @@ func TestRequestMessages(t *testing.T) {
 				runlet.ImagePart{Data: png, MediaType: "image/webp"},
 				runlet.ImagePart{URL: "https://example.com/cat.jpg", Detail: "high"},
 				runlet.ImagePart{URL: "data:image/gif;base64,R0lGODlh"},
-				runlet.ImagePart{},
 				runlet.FilePart{MediaType: "image/jpeg", URL: "https://example.com/dog.jpg"},
 			}}},
 			want: `[{"role":"user","content":[

@@ -72,11 +72,24 @@ type decoder struct {
 	id     string
 	model  string
 	done   bool
+	size   httpc.Budget
 }
 
-func newDecoder(name string) *decoder {
-	return &decoder{name: name}
+// newDecoder returns a decoder for one stream whose text, reasoning and
+// tool input may grow to limit bytes (zero: the default).
+func newDecoder(name string, limit int64) *decoder {
+	return &decoder{name: name, size: httpc.NewBudget(name, limit)}
 }
+
+// add accumulates a delta and counts it against the size limit (see
+// tooLarge).
+func (d *decoder) add(out runlet.StreamEvent) {
+	_ = d.size.Add(len(out.Delta) + len(out.ID) + len(out.Name))
+	d.acc.Add(out)
+}
+
+// tooLarge is the error once the response passed its size limit.
+func (d *decoder) tooLarge() error { return d.size.Err() }
 
 // decode handles one event. It returns the delta to yield, if any (ok), and
 // an error for error events and malformed data. After message_stop, done
@@ -160,7 +173,7 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 		b.kind = blockText
 		if cb.Text != "" {
 			out = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: cb.Text}
-			d.acc.Add(out)
+			d.add(out)
 			return out, true, nil
 		}
 	case "thinking":
@@ -169,7 +182,7 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.name, Signature: cb.Signature})
 		if cb.Thinking != "" {
 			out = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: cb.Thinking}
-			d.acc.Add(out)
+			d.add(out)
 			return out, true, nil
 		}
 	case "redacted_thinking":
@@ -183,7 +196,7 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 			b.input = append(json.RawMessage(nil), cb.Input...)
 		}
 		out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, ID: cb.ID, Name: cb.Name}
-		d.acc.Add(out)
+		d.add(out)
 		return out, true, nil
 	}
 	return out, false, nil
@@ -213,13 +226,14 @@ func (d *decoder) delta(i int, dl *eventDelta) (out runlet.StreamEvent, ok bool,
 		}
 		out = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: dl.Thinking}
 	case b.kind == blockThinking && dl.Type == "signature_delta":
+		_ = d.size.Add(len(dl.Signature))
 		b.signature += dl.Signature
 		d.acc.SetReasoningState(runlet.ReasoningPart{Signature: b.signature})
 		return out, false, nil
 	default:
 		return out, false, nil // citations_delta, unknown deltas, skipped blocks
 	}
-	d.acc.Add(out)
+	d.add(out)
 	return out, true, nil
 }
 
@@ -231,7 +245,7 @@ func (d *decoder) stopBlock() (out runlet.StreamEvent, ok bool, err error) {
 			// The whole input came with content_block_start.
 			out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: string(b.input)}
 			b.input = nil
-			d.acc.Add(out)
+			d.add(out)
 			d.acc.EndPart()
 			return out, true, nil
 		}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/sse"
-	"github.com/runlet/runlet/modelkit"
 )
 
 // ChatCompletions is a runlet.Model for the Chat Completions API
@@ -165,40 +165,33 @@ func NewChatCompletions(cfg Config) *ChatCompletions {
 var _ runlet.Model = (*ChatCompletions)(nil)
 
 // Generate sends one non-streaming request and returns the whole response.
+// A body that fails to read or decode in a way a retry may cure (cut
+// halfway, or a 200 holding an overload error) is retried like a failed
+// request.
 func (m *ChatCompletions) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
 	b, err := m.buildRequest(req, false)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := m.r.client.Post(ctx, m.url, b.body)
-	if err != nil {
-		return nil, redactSecret(err, m.r.client.Header)
-	}
-	defer resp.Body.Close()
-	out, err := m.decodeResponse(ctx, resp, b.thinkTags)
-	return out, redactSecret(err, m.r.client.Header)
+	return m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body}, func(resp *http.Response) (*runlet.ModelResponse, error) {
+		return m.decodeResponse(resp, b.thinkTags)
+	})
 }
 
-// maxResponseBody bounds a non-streamed response body.
-const maxResponseBody = 64 << 20
-
-func (m *ChatCompletions) decodeResponse(ctx context.Context, resp *http.Response, thinkTags bool) (*runlet.ModelResponse, error) {
-	body, err := httpc.ReadBody(resp, maxResponseBody)
-	if errors.Is(err, httpc.ErrBodyTooLarge) {
-		return nil, &runlet.ProviderError{Provider: m.r.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
-	}
+func (m *ChatCompletions) decodeResponse(resp *http.Response, thinkTags bool) (*runlet.ModelResponse, error) {
+	body, err := m.r.client.ReadAll(resp, 2*m.r.limit)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &runlet.ProviderError{Provider: m.r.name, Message: "reading response", Retryable: true,
-			RequestID: resp.Header.Get("X-Request-Id"), Err: err}
+		return nil, err
 	}
 	out, err := chatDecodeCompletion(m.r.name, body, thinkTags)
 	if err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, m.r.client.DecodeError(resp, body, syn)
+		}
 		var pe *runlet.ProviderError
 		if errors.As(err, &pe) && pe.RequestID == "" {
-			pe.RequestID = resp.Header.Get("X-Request-Id")
+			pe.RequestID = httpc.RequestID(resp.Header)
 		}
 		return nil, err
 	}
@@ -217,48 +210,35 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		err = m.r.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
-			return m.streamOnce(ctx, b, emit)
+		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+			return m.readStream(ctx, resp, b, emit)
 		})
-		if err != nil {
-			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
-		}
 	}
 }
 
-// streamOnce makes one streaming request and emits its events; it returns
-// nil when the stream completed or emit asked to stop.
-func (m *ChatCompletions) streamOnce(ctx context.Context, b chatBuilt, emit func(runlet.StreamEvent) bool) error {
-	resp, err := m.r.client.PostOnce(ctx, m.url, b.body)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-
+// readStream emits the events of one streaming response; it returns nil
+// when the stream completed or emit asked to stop.
+func (m *ChatCompletions) readStream(ctx context.Context, resp *http.Response, b chatBuilt, emit func(runlet.StreamEvent) bool) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/html" {
 		// A proxy's page (a login or error page) with status 200.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return &runlet.ProviderError{Provider: m.r.name, Message: "unexpected HTML response: " + httpc.ErrorFromBody(m.r.name, body).Message,
-			RequestID: resp.Header.Get("X-Request-Id"), Err: ErrMalformedStream}
+			RequestID: httpc.RequestID(resp.Header), Err: ErrMalformedStream}
 	}
 	if mt == "application/json" {
 		// A server that ignored "stream": true and answered in one piece
 		// (or sent an error object with status 200).
-		out, err := m.decodeResponse(ctx, resp, b.thinkTags)
+		out, err := m.decodeResponse(resp, b.thinkTags)
 		if err != nil {
 			return err
 		}
-		for ev := range modelkit.StreamResponse(out) {
-			if !emit(ev) {
-				return nil
-			}
-		}
+		httpc.EmitResponse(out, emit)
 		return nil
 	}
 
-	d := newChatDecoder(m.r.name, b.thinkTags)
-	d.requestID = resp.Header.Get("X-Request-Id")
+	d := newChatDecoder(m.r.name, b.thinkTags, m.r.limit)
+	d.requestID = httpc.RequestID(resp.Header)
 	rd := sse.NewReader(resp.Body)
 	for {
 		ev, err := rd.Next()

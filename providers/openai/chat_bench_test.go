@@ -185,7 +185,7 @@ func BenchmarkChatDecodeAdapter(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d := newChatDecoder("openai", false)
+		d := newChatDecoder("openai", false, 0)
 		rd := sse.NewReader(bytes.NewReader(body))
 		n := 0
 		for !d.done {

@@ -204,13 +204,36 @@ func TestChatStreamFailuresAfterStart(t *testing.T) {
 	})
 }
 
+// A non-streamed body cut off halfway is retried like a failed request
+// (as a stream cut off before its first delta is); without retries it is a
+// retryable ErrStreamIncomplete.
 func TestChatGenerateTruncatedBody(t *testing.T) {
-	srv, m := chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Text: "Hello"})
+	srv, m := chatTestServer(t, Config{MaxRetries: -1}, runlettest.OpenAIChatReply{Text: "Hello"})
 	srv.InjectFault(runlettest.Fault{Truncate: true})
 	_, err := m.Generate(context.Background(), userReq("hi"))
 	pe := asProviderError(t, err)
-	if !errors.Is(err, ErrMalformedStream) || pe.RequestID != "req_runlettest_1" {
+	if !errors.Is(err, runlet.ErrStreamIncomplete) || !pe.Retryable || pe.RequestID != "req_runlettest_1" {
 		t.Errorf("err = %v %+v", err, pe)
+	}
+	srv, m = chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Text: "cut"}, runlettest.OpenAIChatReply{Text: "Hello"})
+	fastRetries(m)
+	srv.InjectFault(runlettest.Fault{Truncate: true})
+	got, err := m.Generate(context.Background(), userReq("hi"))
+	if err != nil || got.Message.Text() != "Hello" || len(srv.Requests()) != 2 {
+		t.Errorf("got %v, err %v, %d requests", got, err, len(srv.Requests()))
+	}
+}
+
+// A 200 body that holds an error envelope saying the server is overloaded
+// is retried, as the same error in a stream or an HTTP status would be.
+func TestChatGenerateRetriesErrorBody(t *testing.T) {
+	srv, m := chatTestServer(t, Config{MaxRetries: 2},
+		runlettest.OpenAIChatReply{Body: []byte(`{"error":{"message":"Overloaded","type":"overloaded_error"}}`)},
+		runlettest.OpenAIChatReply{Text: "Hello"})
+	fastRetries(m)
+	got, err := m.Generate(context.Background(), userReq("hi"))
+	if err != nil || got.Message.Text() != "Hello" || len(srv.Requests()) != 2 {
+		t.Errorf("got %v, err %v, %d requests", got, err, len(srv.Requests()))
 	}
 }
 
@@ -258,7 +281,7 @@ func TestChatMalformedChunk(t *testing.T) {
 		t.Error("retried")
 	}
 	// A malformed non-streamed body too.
-	_, m = chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Body: []byte(`{"choices": [`)})
+	_, m = chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Body: []byte(`{"choices": [}`)})
 	if _, err := m.Generate(context.Background(), userReq("hi")); !errors.Is(err, ErrMalformedStream) {
 		t.Errorf("generate err = %v", err)
 	}
@@ -319,14 +342,18 @@ func TestChatCancellation(t *testing.T) {
 			t.Fatalf("err = %v, want context.Canceled", got)
 		}
 	})
-	t.Run("during retry wait", func(t *testing.T) {
+	t.Run("retry wait past the deadline", func(t *testing.T) {
+		// The server asks for more time than the deadline leaves: its 429
+		// comes back at once, with RetryAfter, not a bare deadline error.
 		srv, m := chatTestServer(t, Config{MaxRetries: 3}, runlettest.OpenAIChatReply{Text: "never"})
 		srv.InjectFault(runlettest.Fault{Status: 429, Header: http.Header{"Retry-After": {"30"}}})
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		_, err := m.Generate(ctx, userReq("hi"))
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		var pe *runlet.ProviderError
+		if !errors.As(err, &pe) || pe.StatusCode != 429 || pe.RetryAfter != 30*time.Second || errors.Is(err, context.DeadlineExceeded) ||
+			time.Since(start) > 5*time.Second || len(srv.Requests()) != 1 {
 			t.Fatalf("err = %v after %v", err, time.Since(start))
 		}
 	})

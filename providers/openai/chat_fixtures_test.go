@@ -348,7 +348,7 @@ func regexpOrder(s string) bool {
 
 // decodeDirect runs a fixture through the decoder without HTTP.
 func decodeDirect(provider string, body []byte, thinkTags bool) ([]runlet.StreamEvent, *runlet.ModelResponse, error) {
-	d := newChatDecoder(provider, thinkTags)
+	d := newChatDecoder(provider, thinkTags, 0)
 	rd := sse.NewReader(bytes.NewReader(body))
 	var events []runlet.StreamEvent
 	for !d.done {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
@@ -152,9 +154,19 @@ type chatControl struct {
 	instructionsRole string
 }
 
+// buildRequest encodes req; a request it cannot build is a
+// *runlet.ProviderError wrapping runlet.ErrInvalidRequest.
 func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (chatBuilt, error) {
+	b, err := m.build(req, stream)
+	if err != nil {
+		return chatBuilt{}, httpc.RequestError(m.r.name, "", err)
+	}
+	return b, nil
+}
+
+func (m *ChatCompletions) build(req *runlet.ModelRequest, stream bool) (chatBuilt, error) {
 	if req == nil {
-		return chatBuilt{}, fmt.Errorf("openai chat: nil request")
+		return chatBuilt{}, fmt.Errorf("nil request")
 	}
 	ctl := chatControl{
 		model:            m.r.model,
@@ -175,12 +187,12 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 		case "max_tokens_field":
 			ctl.maxTokensField, err = chatOptString(k, v)
 			if err == nil && ctl.maxTokensField != "max_tokens" && ctl.maxTokensField != "max_completion_tokens" {
-				err = fmt.Errorf("openai chat: option %q must be \"max_tokens\" or \"max_completion_tokens\", not %q", k, ctl.maxTokensField)
+				err = fmt.Errorf("option %q must be \"max_tokens\" or \"max_completion_tokens\", not %q", k, ctl.maxTokensField)
 			}
 		case "instructions_role":
 			ctl.instructionsRole, err = chatOptString(k, v)
 			if err == nil && ctl.instructionsRole != "system" && ctl.instructionsRole != "developer" {
-				err = fmt.Errorf("openai chat: option %q must be \"system\" or \"developer\", not %q", k, ctl.instructionsRole)
+				err = fmt.Errorf("option %q must be \"system\" or \"developer\", not %q", k, ctl.instructionsRole)
 			}
 		case "send_reasoning":
 			switch v := v.(type) {
@@ -191,14 +203,14 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 				}
 			case string:
 				if v != "" && v != "reasoning_content" && v != "reasoning" {
-					err = fmt.Errorf("openai chat: option %q must be true, false, \"reasoning_content\" or \"reasoning\", not %q", k, v)
+					err = fmt.Errorf("option %q must be true, false, \"reasoning_content\" or \"reasoning\", not %q", k, v)
 				}
 				ctl.sendReasoning = v
 			default:
-				err = fmt.Errorf("openai chat: option %q must be a bool or a string, not %T", k, v)
+				err = fmt.Errorf("option %q must be a bool or a string, not %T", k, v)
 			}
 		case "messages", "stream":
-			err = fmt.Errorf("openai chat: option %q is set by the adapter and cannot be overridden", k)
+			err = fmt.Errorf("option %q is set by the adapter and cannot be overridden", k)
 		default:
 			extra = append(extra, k)
 		}
@@ -221,7 +233,7 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 			if t.InputSchema != nil {
 				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
 				if err != nil {
-					return chatBuilt{}, fmt.Errorf("openai chat: tool %q: %w", t.Name, err)
+					return chatBuilt{}, fmt.Errorf("tool %q: %w", t.Name, err)
 				}
 				params = raw
 			}
@@ -236,7 +248,7 @@ func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (c
 	if os := req.OutputSchema; os != nil {
 		name, raw, strict, err := outputFormat(os)
 		if err != nil {
-			return chatBuilt{}, fmt.Errorf("openai chat: output schema: %w", err)
+			return chatBuilt{}, fmt.Errorf("output schema: %w", err)
 		}
 		js := &chatJSONSchema{Name: name, Description: os.Description, Strict: strict}
 		if os.Schema != nil {
@@ -275,7 +287,7 @@ func chatMarshal(r *chatRequest, opts map[string]any, extra []string) ([]byte, e
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
-		return nil, fmt.Errorf("openai chat: encoding request: %w", err)
+		return nil, fmt.Errorf("encoding request: %w", err)
 	}
 	body := bytes.TrimRight(buf.Bytes(), "\n")
 	if len(extra) == 0 {
@@ -289,7 +301,7 @@ func chatMarshal(r *chatRequest, opts map[string]any, extra []string) ([]byte, e
 		}
 		raw, err := wirejson.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("openai chat: option %q: %w", k, err)
+			return nil, fmt.Errorf("option %q: %w", k, err)
 		}
 		key, _ := wirejson.Marshal(k)
 		body = append(body, ',')
@@ -303,7 +315,7 @@ func chatMarshal(r *chatRequest, opts map[string]any, extra []string) ([]byte, e
 func chatOptString(key string, v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("openai chat: option %q must be a string, not %T", key, v)
+		return "", fmt.Errorf("option %q must be a string, not %T", key, v)
 	}
 	return s, nil
 }
@@ -311,7 +323,7 @@ func chatOptString(key string, v any) (string, error) {
 func chatOptBool(key string, v any) (bool, error) {
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("openai chat: option %q must be a bool, not %T", key, v)
+		return false, fmt.Errorf("option %q must be a bool, not %T", key, v)
 	}
 	return b, nil
 }
@@ -324,11 +336,11 @@ func chatToolChoice(tc runlet.ToolChoice) (any, error) {
 		return string(tc.Mode), nil
 	case runlet.ToolChoiceTool:
 		if tc.Name == "" {
-			return nil, fmt.Errorf("openai chat: tool choice %q needs a tool name", tc.Mode)
+			return nil, fmt.Errorf("tool choice %q needs a tool name", tc.Mode)
 		}
 		return map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}, nil
 	}
-	return nil, fmt.Errorf("openai chat: unknown tool choice mode %q", tc.Mode)
+	return nil, fmt.Errorf("unknown tool choice mode %q", tc.Mode)
 }
 
 // chatMessages translates the instructions and history.
@@ -350,11 +362,11 @@ func chatMessages(req *runlet.ModelRequest, provider string, ctl *chatControl) (
 			err = fmt.Errorf("unknown role %q", msg.Role)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("openai chat: message %d: %w", i, err)
+			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("openai chat: the request has no messages")
+		return nil, fmt.Errorf("the request has no messages")
 	}
 	return out, nil
 }
@@ -462,7 +474,7 @@ func chatToolMessages(out []chatMessage, msg runlet.Message) ([]chatMessage, err
 
 func chatImage(p runlet.ImagePart) (string, error) {
 	if len(p.Data) > 0 {
-		return chatDataURL(p.MediaType, p.Data), nil
+		return dataurl.Encode(p.MediaType, p.Data), nil
 	}
 	if p.URL == "" {
 		return "", fmt.Errorf("image part has neither URL nor data")
@@ -471,6 +483,9 @@ func chatImage(p runlet.ImagePart) (string, error) {
 }
 
 func chatFilePart(p runlet.FilePart) (chatContentPart, error) {
+	if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
+		p.MediaType, p.Data = mt, d // a data: URL is inline data
+	}
 	if len(p.Data) == 0 {
 		if p.URL != "" {
 			return chatContentPart{}, fmt.Errorf("the Chat Completions API takes files as inline data, not by URL (%s)", p.Name)
@@ -491,25 +506,5 @@ func chatFilePart(p runlet.FilePart) (chatContentPart, error) {
 	if name == "" {
 		name = "file"
 	}
-	return chatContentPart{Type: "file", File: &chatFile{Filename: name, FileData: chatDataURL(mt, p.Data)}}, nil
-}
-
-// chatDataURL encodes inline bytes as a base64 data: URL, sniffing the
-// media type when none is given.
-func chatDataURL(mediaType string, data []byte) string {
-	if mediaType == "" {
-		mediaType = http.DetectContentType(data)
-		if i := strings.IndexByte(mediaType, ';'); i >= 0 {
-			mediaType = mediaType[:i]
-		}
-	}
-	var b strings.Builder
-	b.Grow(len("data:;base64,") + len(mediaType) + base64.StdEncoding.EncodedLen(len(data)))
-	b.WriteString("data:")
-	b.WriteString(mediaType)
-	b.WriteString(";base64,")
-	enc := base64.NewEncoder(base64.StdEncoding, &b)
-	_, _ = enc.Write(data)
-	_ = enc.Close()
-	return b.String()
+	return chatContentPart{Type: "file", File: &chatFile{Filename: name, FileData: dataurl.Encode(mt, p.Data)}}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/sse"
 	"github.com/runlet/runlet/modelkit"
 )
@@ -123,6 +124,7 @@ type chatDecoder struct {
 	provider  string
 	requestID string
 	thinkTags bool
+	size      httpc.Budget
 
 	json chatJSON
 	body chatChunk
@@ -145,8 +147,8 @@ type chatDecoder struct {
 	scratch                      []byte
 }
 
-func newChatDecoder(provider string, thinkTags bool) *chatDecoder {
-	d := &chatDecoder{provider: provider, thinkTags: thinkTags, events: make([]runlet.StreamEvent, 0, 4)}
+func newChatDecoder(provider string, thinkTags bool, limit int64) *chatDecoder {
+	d := &chatDecoder{provider: provider, thinkTags: thinkTags, size: httpc.NewBudget(provider, limit), events: make([]runlet.StreamEvent, 0, 4)}
 	d.head.chatChunk = &d.body
 	d.thinkEmit = d.emitThink
 	return d
@@ -204,7 +206,7 @@ func (d *chatDecoder) feed(ev sse.Event) error {
 			d.choice(ch)
 		}
 	}
-	return nil
+	return d.size.Err()
 }
 
 func (d *chatDecoder) streamError(data []byte) error {
@@ -258,6 +260,7 @@ func (d *chatDecoder) emit(kind runlet.StreamEventKind, b []byte) {
 }
 
 func (d *chatDecoder) add(ev runlet.StreamEvent) {
+	_ = d.size.Add(len(ev.Delta) + len(ev.ID) + len(ev.Name)) // feed reports it
 	d.acc.Add(ev)
 	if ev.Kind == runlet.StreamReasoningDelta && d.lastKind != runlet.StreamReasoningDelta {
 		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.provider})

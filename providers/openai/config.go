@@ -35,6 +35,12 @@ type Config struct {
 	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx,
 	// connection errors). Zero means 2; negative means none.
 	MaxRetries int
+	// MaxResponseBytes limits the text, reasoning and tool arguments one
+	// response may accumulate; past it the call fails with a
+	// *runlet.ProviderError wrapping runlet.ErrResponseTooLarge. A
+	// non-streamed body may be twice as large (JSON escaping). Zero means
+	// 64 MiB.
+	MaxResponseBytes int64
 	// Name labels errors and continuation state, such as "deepseek".
 	// Empty means "openai". Presets set it.
 	Name string
@@ -82,6 +88,7 @@ type resolved struct {
 	baseURL string
 	model   string
 	client  *httpc.Client
+	limit   int64 // MaxResponseBytes, resolved
 }
 
 func (c Config) resolve() resolved {
@@ -129,5 +136,6 @@ func (c Config) resolve() resolved {
 		baseURL: strings.TrimRight(base, "/"),
 		model:   c.Model,
 		client:  &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
+		limit:   httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 	}
 }

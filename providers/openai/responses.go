@@ -11,7 +11,6 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
-	"github.com/runlet/runlet/modelkit"
 )
 
 // Responses is a runlet.Model for the OpenAI Responses API
@@ -141,19 +140,17 @@ func NewResponses(cfg Config) *Responses {
 var _ runlet.Model = (*Responses)(nil)
 
 // Generate sends one non-streaming request and returns the whole response.
+// A body that fails to read or decode in a way a retry may cure (cut
+// halfway, or a 200 holding an overload error) is retried like a failed
+// request.
 func (m *Responses) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
 	b, err := m.buildRequest(req, false)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := m.r.client.Post(ctx, m.url, b.body)
+	out, err := m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body}, m.decodeResponse)
 	if err != nil {
-		return nil, redactSecret(err, m.r.client.Header)
-	}
-	defer resp.Body.Close()
-	out, err := m.decodeResponse(ctx, resp)
-	if err != nil {
-		return nil, redactSecret(err, m.r.client.Header)
+		return nil, err
 	}
 	m.remember(b, out)
 	return out, nil
@@ -171,41 +168,27 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		err = m.r.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
-			return m.streamOnce(ctx, b, emit)
+		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+			return m.readStream(ctx, resp, b, emit)
 		})
-		if err != nil {
-			yield(runlet.StreamEvent{}, redactSecret(err, m.r.client.Header))
-		}
 	}
 }
 
-// streamOnce makes one streaming request and emits its events; it returns
-// nil when the stream completed or emit asked to stop.
-func (m *Responses) streamOnce(ctx context.Context, b respBuilt, emit func(runlet.StreamEvent) bool) error {
-	resp, err := m.r.client.PostOnce(ctx, m.url, b.body)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-
+// readStream emits the events of one streaming response; it returns nil
+// when the stream completed or emit asked to stop.
+func (m *Responses) readStream(ctx context.Context, resp *http.Response, b respBuilt, emit func(runlet.StreamEvent) bool) error {
 	if isJSON(resp.Header.Get("Content-Type")) {
 		// A server that ignored "stream": true and answered in one piece.
-		out, err := m.decodeResponse(ctx, resp)
+		out, err := m.decodeResponse(resp)
 		if err != nil {
 			return err
 		}
 		m.remember(b, out)
-		for ev := range modelkit.StreamResponse(out) {
-			if !emit(ev) {
-				return nil
-			}
-		}
+		httpc.EmitResponse(out, emit)
 		return nil
 	}
-
-	d := newRespDecoder(m.r.name, resp.Body)
-	d.requestID = resp.Header.Get("X-Request-Id")
+	d := newRespDecoder(m.r.name, resp.Body, m.r.limit)
+	d.requestID = httpc.RequestID(resp.Header)
 	for {
 		ev, err := d.next()
 		if err != nil {
@@ -224,24 +207,22 @@ func (m *Responses) streamOnce(ctx context.Context, b respBuilt, emit func(runle
 }
 
 // decodeResponse reads a non-streamed response body.
-func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
-	body, err := httpc.ReadBody(resp, maxResponseBody)
-	if errors.Is(err, httpc.ErrBodyTooLarge) {
-		return nil, &runlet.ProviderError{Provider: m.r.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
-	}
+func (m *Responses) decodeResponse(resp *http.Response) (*runlet.ModelResponse, error) {
+	body, err := m.r.client.ReadAll(resp, 2*m.r.limit)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &runlet.ProviderError{Provider: m.r.name, Message: "reading response", Retryable: true,
-			RequestID: resp.Header.Get("X-Request-Id"), Err: err}
+		return nil, err
 	}
-	var out *runlet.ModelResponse
 	// One pass: the response with its output items decoded in place. An
 	// item of a type we do not know may not fit respOutItem; then decode
 	// again, item by item, skipping what does not fit.
 	var typed respTypedResponse
 	if json.Unmarshal(body, &typed) == nil && typed.Status != "failed" {
+		if typed.Status == "" && typed.Error != nil {
+			// Not a response but an error envelope, with status 200.
+			e := httpc.ErrorFromBody(m.r.name, body)
+			e.StatusCode, e.RequestID = resp.StatusCode, httpc.RequestID(resp.Header)
+			return nil, e
+		}
 		a := respAssembler{provider: m.r.name, quiet: true}
 		for i := range typed.Output {
 			a.addFinal(i, &typed.Output[i])
@@ -250,13 +231,13 @@ func (m *Responses) decodeResponse(ctx context.Context, resp *http.Response) (*r
 	}
 	var w respResponse
 	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, m.malformed(resp, "decoding response", err)
+		return nil, m.r.client.DecodeError(resp, body, err)
 	}
-	out, err = m.convertResponse(&w)
+	out, err := m.convertResponse(&w)
 	if err != nil {
 		var pe *runlet.ProviderError
 		if errors.As(err, &pe) && pe.RequestID == "" {
-			pe.RequestID = resp.Header.Get("X-Request-Id")
+			pe.RequestID = httpc.RequestID(resp.Header)
 		}
 		return nil, err
 	}
@@ -284,16 +265,6 @@ func (m *Responses) convertResponse(w *respResponse) (*runlet.ModelResponse, err
 		a.addFinal(i, &a.item)
 	}
 	return a.response(w), nil
-}
-
-func (m *Responses) malformed(resp *http.Response, msg string, err error) *runlet.ProviderError {
-	return &runlet.ProviderError{
-		Provider:   m.r.name,
-		StatusCode: resp.StatusCode,
-		Message:    msg,
-		RequestID:  resp.Header.Get("X-Request-Id"),
-		Err:        fmt.Errorf("%w: %w", ErrMalformedStream, err),
-	}
 }
 
 func isJSON(contentType string) bool {

@@ -196,7 +196,7 @@ func BenchmarkResponsesStreamMemory(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			d := newRespDecoder("openai", bytes.NewReader(data))
+			d := newRespDecoder("openai", bytes.NewReader(data), 0)
 			deltas := 0
 			for {
 				ev, err := d.next()

@@ -53,7 +53,7 @@ func FuzzResponsesDecoder(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := newRespDecoder("openai", bytes.NewReader(data))
+		d := newRespDecoder("openai", bytes.NewReader(data), 0)
 		var done *runlet.ModelResponse
 		limit := 4*len(data) + 16
 		for i := 0; ; i++ {
@@ -115,7 +115,7 @@ func FuzzResponsesBody(f *testing.F) {
 	m := respModel("http://unused")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		body := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(data))}
-		resp, err := m.decodeResponse(t.Context(), body)
+		resp, err := m.decodeResponse(body)
 		if err != nil {
 			var pe *runlet.ProviderError
 			if !errors.As(err, &pe) {

@@ -1,16 +1,16 @@
 package openai
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
@@ -293,7 +293,7 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 }
 
 func (m *Responses) invalid(msg string, err error) *runlet.ProviderError {
-	return &runlet.ProviderError{Provider: m.r.name, Message: msg, Err: err}
+	return httpc.RequestError(m.r.name, msg, err)
 }
 
 // respAfterLastAssistant returns the index of the first message after the
@@ -355,7 +355,7 @@ func (m *Responses) appendInput(items []any, msg runlet.Message) ([]any, error) 
 		case runlet.ImagePart:
 			u := p.URL
 			if len(p.Data) > 0 {
-				u = respDataURL(p.MediaType, p.Data)
+				u = dataurl.Encode(p.MediaType, p.Data)
 			}
 			if u == "" {
 				return nil, fmt.Errorf("image part has neither URL nor data")
@@ -367,9 +367,12 @@ func (m *Responses) appendInput(items []any, msg runlet.Message) ([]any, error) 
 			content = append(content, respInputImage{Type: "input_image", ImageURL: u, Detail: detail})
 		case runlet.FilePart:
 			f := respInputFile{Type: "input_file", Filename: p.Name}
+			if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
+				p.MediaType, p.Data = mt, d // a data: URL goes as file_data, not file_url
+			}
 			switch {
 			case len(p.Data) > 0:
-				f.FileData = respDataURL(p.MediaType, p.Data)
+				f.FileData = dataurl.Encode(p.MediaType, p.Data)
 				if f.Filename == "" {
 					f.Filename = "file"
 				}
@@ -489,25 +492,6 @@ func respToolChoice(tc runlet.ToolChoice) (any, error) {
 		return map[string]string{"type": "function", "name": tc.Name}, nil
 	}
 	return nil, fmt.Errorf("unknown mode %q", tc.Mode)
-}
-
-// respDataURL encodes bytes as a data: URL, sniffing the media type if unset.
-func respDataURL(mediaType string, data []byte) string {
-	if mediaType == "" {
-		mediaType = http.DetectContentType(data)
-		if i := strings.IndexByte(mediaType, ';'); i >= 0 {
-			mediaType = mediaType[:i]
-		}
-	}
-	var b strings.Builder
-	b.Grow(len(mediaType) + 13 + base64.StdEncoding.EncodedLen(len(data)))
-	b.WriteString("data:")
-	b.WriteString(mediaType)
-	b.WriteString(";base64,")
-	enc := base64.NewEncoder(base64.StdEncoding, &b)
-	enc.Write(data)
-	enc.Close()
-	return b.String()
 }
 
 // respStrings accepts []string or []any of strings (as decoded from JSON or YAML).

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/sse"
 )
 
@@ -445,10 +446,11 @@ type respDecoder struct {
 	a         respAssembler
 	head      int // next queued event in a.events
 	err       error
+	size      httpc.Budget
 }
 
-func newRespDecoder(provider string, body io.Reader) *respDecoder {
-	return &respDecoder{provider: provider, r: sse.NewReader(body), a: respAssembler{provider: provider}}
+func newRespDecoder(provider string, body io.Reader, limit int64) *respDecoder {
+	return &respDecoder{provider: provider, r: sse.NewReader(body), a: respAssembler{provider: provider}, size: httpc.NewBudget(provider, limit)}
 }
 
 var respDoneSentinel = []byte("[DONE]")
@@ -509,6 +511,9 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 	}
 	if typ == "" {
 		return d.malformed(typ, errors.New("event without a type"))
+	}
+	if err := d.size.Add(len(ev.Delta) + len(ev.Item)); err != nil {
+		return err
 	}
 	a := &d.a
 	switch typ {

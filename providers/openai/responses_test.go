@@ -137,7 +137,7 @@ func TestResponsesFailedResponse(t *testing.T) {
 		Fail:  &runlettest.ResponsesError{Code: "server_error", Message: "The model failed to generate a response."},
 	}
 	srv := respFakeServer(t, turn, turn)
-	m := respFakeModel(srv, 0)
+	m := respFakeModel(srv, -1) // a failed response is retryable; see TestResponsesGenerateRetriesBody
 	_, genErr := m.Generate(context.Background(), respReq)
 	c, streamErr := respDrain(t, m.Stream(context.Background(), respReq))
 	for _, err := range []error{genErr, streamErr} {
@@ -149,6 +149,23 @@ func TestResponsesFailedResponse(t *testing.T) {
 	// Deltas before the failure reached the caller; no StreamDone did.
 	if c.text != "Partial" || c.done != nil {
 		t.Errorf("streamed %q, done %v", c.text, c.done)
+	}
+}
+
+// A non-streamed body that fails in a way a retry may cure is retried: a
+// 200 holding an error envelope, a failed response with a retryable code.
+func TestResponsesGenerateRetriesBody(t *testing.T) {
+	for _, first := range []runlettest.ResponsesTurn{
+		{Fail: &runlettest.ResponsesError{Code: "server_error", Message: "The model failed to generate a response."}},
+		{Error: &runlettest.WireError{Status: 200, Type: "server_error", Message: "overloaded"}},
+	} {
+		srv := respFakeServer(t, first, runlettest.ResponsesTurn{Items: []runlettest.ResponsesItem{runlettest.ResponsesText("Hello there, friend.")}})
+		m := respFakeModel(srv, 0)
+		m.r.client.MinBackoff, m.r.client.MaxBackoff = time.Millisecond, time.Millisecond
+		got, err := m.Generate(context.Background(), respReq)
+		if err != nil || got.Message.Text() != "Hello there, friend." || len(srv.Requests()) != 2 {
+			t.Errorf("%+v: got %v, err %v, %d requests", first, got, err, len(srv.Requests()))
+		}
 	}
 }
 
@@ -178,7 +195,9 @@ func TestResponsesFaults(t *testing.T) {
 		{"reset after a delta", runlettest.Fault{Reset: true, AfterEvents: 6}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
 		{"reset before the first event, no retries", runlettest.Fault{Reset: true}, -1, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
 		{"truncated stream", runlettest.Fault{Truncate: true, AfterEvents: 6}, 0, true, false, 1, 0, true, runlet.ErrStreamIncomplete},
-		{"truncated body", runlettest.Fault{Truncate: true}, 0, false, false, 1, 200, false, ErrMalformedStream},
+		// A body cut off halfway is retried like a failed request.
+		{"truncated body retried", runlettest.Fault{Truncate: true}, 0, false, true, 2, 0, false, nil},
+		{"truncated body, no retries", runlettest.Fault{Truncate: true}, -1, false, false, 1, 200, true, runlet.ErrStreamIncomplete},
 		{"reset before the body, no retries", runlettest.Fault{Reset: true}, -1, false, false, 1, 0, true, nil},
 	}
 	for _, tt := range tests {
