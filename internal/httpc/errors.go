@@ -68,7 +68,7 @@ func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 			Details []json.RawMessage `json:"details"` // google.rpc.Status
 		}
 		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &inner) == nil {
-			e.Message, e.Type, e.Code = inner.Message, inner.Type, rawString(inner.Code)
+			e.Message, e.Type, e.Code = inner.Message, inner.Type, CodeString(inner.Code)
 			if inner.Status != "" {
 				e.Code = inner.Status
 				e.Retryable = googleRetryable(inner.Status)
@@ -93,7 +93,9 @@ func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 	return e
 }
 
-func rawString(raw json.RawMessage) string {
+// CodeString reads an error code that may be a JSON string, a number or
+// null ("" for null or absent).
+func CodeString(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}

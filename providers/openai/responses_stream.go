@@ -633,7 +633,7 @@ func respFailedError(provider string, body *respErrorBody, requestID string) *ru
 		e.Message = body.Message
 	}
 	e.Type = body.Type
-	e.Code = respCode(body.Code)
+	e.Code = httpc.CodeString(body.Code)
 	switch e.Code {
 	case "server_error", "rate_limit_exceeded", "overloaded":
 		e.Retryable = true
@@ -645,14 +645,3 @@ func respFailedError(provider string, body *respErrorBody, requestID string) *ru
 	return e
 }
 
-// respCode reads an error code that may be a string, a number or null.
-func respCode(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
