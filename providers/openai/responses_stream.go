@@ -644,4 +644,3 @@ func respFailedError(provider string, body *respErrorBody, requestID string) *ru
 	}
 	return e
 }
-
