@@ -216,14 +216,9 @@ func (ts *Toolset) connect(ctx context.Context, old *sdkmcp.ClientSession) (*sdk
 			}
 			wait = min(2*wait, maxBackoff)
 		}
-		s, err := ts.client.Connect(ctx, ts.cfg.transport(), nil)
-		if err == nil {
-			var tools []runlet.Tool
-			var names map[string]bool
-			if tools, names, err = listTools(ctx, s, &ts.c, ts); err == nil {
-				return s, ts.install(s, tools, names)
-			}
-			s.Close()
+		s, err := ts.dial(ctx)
+		if err == nil || errors.Is(err, ErrClosed) {
+			return s, err
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -233,12 +228,40 @@ func (ts *Toolset) connect(ctx context.Context, old *sdkmcp.ClientSession) (*sdk
 	return nil, fmt.Errorf("mcp: connecting to %s (%d attempts): %w", ts.name, ts.c.attempts, lastErr)
 }
 
-// install makes s the current session and starts its watcher.
-func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names map[string]bool) error {
+// dial connects once and lists the tools, then makes the session the
+// current one. The connection gets a context of its own, so that it
+// outlives ctx (the SSE transport ties its event stream to the context it
+// connects with); ctx bounds only the attempt.
+func (ts *Toolset) dial(ctx context.Context) (*sdkmcp.ClientSession, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	s, err := ts.client.Connect(connCtx, ts.cfg.transport(), nil)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, err
+	}
+	tools, names, err := listTools(ctx, s, &ts.c, ts)
+	if !stop() && err == nil {
+		err = ctx.Err() // ctx ended: the connection was cancelled with it
+	}
+	if err == nil {
+		err = ts.install(s, tools, names, cancel)
+	}
+	if err != nil {
+		s.Close()
+		cancel()
+		return nil, err
+	}
+	return s, nil
+}
+
+// install makes s the current session and starts its watcher, which calls
+// cancel when s ends.
+func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names map[string]bool, cancel context.CancelFunc) error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
-		s.Close()
 		return ErrClosed
 	}
 	ts.session, ts.tools, ts.names, ts.stale = s, tools, names, false
@@ -246,14 +269,15 @@ func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names m
 		ts.info = ir.ServerInfo
 	}
 	ts.watches.Add(1)
-	go ts.watch(s)
+	go ts.watch(s, cancel)
 	return nil
 }
 
 // watch notices a session the server ended, so that the next use
 // reconnects, and reaps it (a subprocess is waited for).
-func (ts *Toolset) watch(s *sdkmcp.ClientSession) {
+func (ts *Toolset) watch(s *sdkmcp.ClientSession, cancel context.CancelFunc) {
 	defer ts.watches.Done()
+	defer cancel()
 	_ = s.Wait()
 	ts.mu.Lock()
 	if ts.session == s {

@@ -492,3 +492,34 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// The connection outlives the context that made it: a Toolset connected
+// with a request's context, or reconnected during a call, keeps working
+// after that context ends.
+func TestToolsetOutlivesConnectContext(t *testing.T) {
+	srv := newServer(0)
+	getServer := func(*http.Request) *sdkmcp.Server { return srv.Server }
+	for name, h := range map[string]http.Handler{
+		"SSE":             sdkmcp.NewSSEHandler(getServer, nil),
+		"streamable HTTP": sdkmcp.NewStreamableHTTPHandler(getServer, nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			hs := httptest.NewServer(h)
+			defer hs.Close()
+			defer hs.CloseClientConnections()
+			ctx, cancel := context.WithCancel(t.Context())
+			ts, err := mcp.Connect(ctx, mcp.ServerConfig{URL: hs.URL, SSE: name == "SSE"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ts.Close()
+			cancel()
+			tools := currentTools(t, ts)
+			for i := range 3 {
+				if out, err := callTool(t, tools, "get_weather", `{"city":"Paris"}`); err != nil || out != "Paris: sunny, 18°C" {
+					t.Fatalf("call %d: %q, %v", i, out, err)
+				}
+			}
+		})
+	}
+}
