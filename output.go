@@ -190,11 +190,11 @@ func ResumeAs[T any](ctx context.Context, rt *Runtime, agent *Agent, runID strin
 		out.Result = &Result{RunID: runID, Status: StatusFailed}
 		return out, err
 	}
-	r := rt.resumeRun(ctx, agent, runID, decisions, nil)
+	r := rt.resumeRun(agent, runID, decisions, nil)
 	for _, o := range opts {
 		o.applyRun(&r.cfg)
 	}
-	r.start()
+	r.start(ctx)
 	out.Result, err = r.result, r.err
 	return out, err
 }

@@ -75,8 +75,8 @@ func NewRuntime(opts ...RuntimeOption) *Runtime {
 // partial Result; an interrupted run returns a Result with
 // StatusInterrupted and a nil error.
 func (rt *Runtime) Run(ctx context.Context, agent *Agent, input string, opts ...RunOption) (*Result, error) {
-	r := rt.newRun(ctx, agent, input, opts, nil)
-	r.start()
+	r := rt.newRun(agent, input, opts, nil)
+	r.start(ctx)
 	return r.result, r.err
 }
 
@@ -89,8 +89,8 @@ func (rt *Runtime) Run(ctx context.Context, agent *Agent, input string, opts ...
 // is abandoned after a grace period of 100 ms; see WithToolTimeout).
 func (rt *Runtime) Stream(ctx context.Context, agent *Agent, input string, opts ...RunOption) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := rt.newRun(ctx, agent, input, opts, yield)
-		r.start()
+		r := rt.newRun(agent, input, opts, yield)
+		r.start(ctx)
 	}
 }
 
@@ -122,16 +122,16 @@ func Reject(callID, reason string) Decision {
 // claimed atomically: resuming twice fails with ErrNotFound, and decisions
 // that do not match the pending calls fail without consuming it.
 func (rt *Runtime) Resume(ctx context.Context, agent *Agent, runID string, decisions ...Decision) (*Result, error) {
-	r := rt.resumeRun(ctx, agent, runID, decisions, nil)
-	r.start()
+	r := rt.resumeRun(agent, runID, decisions, nil)
+	r.start(ctx)
 	return r.result, r.err
 }
 
 // ResumeStream is Resume as a stream of events, like Stream.
 func (rt *Runtime) ResumeStream(ctx context.Context, agent *Agent, runID string, decisions ...Decision) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := rt.resumeRun(ctx, agent, runID, decisions, yield)
-		r.start()
+		r := rt.resumeRun(agent, runID, decisions, yield)
+		r.start(ctx)
 	}
 }
 

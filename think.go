@@ -1,0 +1,216 @@
+package runlet
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Thinking: one model call of the run, from building the request through
+// preparers and hooks to the accounted response.
+
+// think is one model call: Thinking state, request, preparers, hooks, model.
+func (r *run) think() (*ModelResponse, bool) {
+	if r.info.Turn >= r.maxTurns {
+		r.fail(fmt.Errorf("%w (%d)", ErrMaxTurns, r.maxTurns), "max_turns")
+		return nil, false
+	}
+	if !r.requestAllowed() {
+		return nil, false
+	}
+	r.transition(StateThinking)
+	r.info.Turn++
+	if !r.toolsLoaded && len(r.agent.Toolsets) > 0 {
+		if err := r.loadTools(); err != nil {
+			r.fail(err, "")
+			return nil, false
+		}
+	}
+	r.toolsLoaded = false
+
+	req := r.buildRequest()
+	if !r.prepare(req) {
+		return nil, false
+	}
+	for _, h := range r.hooks {
+		if h.BeforeModelCall != nil {
+			if err := h.BeforeModelCall(r.ctx, req); err != nil {
+				r.fail(err, "hook:BeforeModelCall")
+				return nil, false
+			}
+		}
+	}
+	if !r.requestAllowed() { // the preparers' own calls count too
+		return nil, false
+	}
+	if r.watched {
+		r.emit(&ModelStarted{Purpose: PurposeAgent, Request: req})
+	}
+	start := time.Now()
+	resp, err := r.callModel(req)
+	if err != nil {
+		r.fail(err, "")
+		return nil, false
+	}
+	for _, h := range r.hooks {
+		if h.AfterModelCall != nil {
+			if err := h.AfterModelCall(r.ctx, req, resp); err != nil {
+				r.fail(err, "hook:AfterModelCall")
+				return nil, false
+			}
+		}
+	}
+	r.nameCalls(resp)
+	u := r.account(PurposeAgent, resp.Usage)
+	r.info.prevInputTokens = u.InputTokens
+	r.added = append(r.added, resp.Message)
+	if r.watched {
+		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Duration: time.Since(start)})
+	}
+	if policy, err := r.checkTokens(); err != nil {
+		r.fail(err, policy)
+		return nil, false
+	}
+	return resp, true
+}
+
+// requestAllowed fails the run if its request limit is used up.
+func (r *run) requestAllowed() bool {
+	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
+		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
+		return false
+	}
+	return true
+}
+
+// nameCalls gives tool calls without an ID (some servers send none) one that
+// is unique in the run, so each result can name its call.
+func (r *run) nameCalls(resp *ModelResponse) {
+	cloned := false
+	for i, p := range resp.Message.Parts {
+		if c, ok := p.(ToolCallPart); ok && c.ID == "" {
+			if !cloned { // the parts may be shared with the model
+				resp.Message.Parts, cloned = slices.Clone(resp.Message.Parts), true
+			}
+			c.ID = fmt.Sprintf("call_t%d_%d", r.info.Turn, i)
+			resp.Message.Parts[i] = c
+		}
+	}
+}
+
+func (r *run) buildRequest() *ModelRequest {
+	a := r.agent
+	msgs := make([]Message, 0, len(r.history)+len(r.added))
+	msgs = append(append(msgs, r.history...), r.added...)
+	req := &ModelRequest{
+		Instructions: a.Instructions,
+		Messages:     msgs,
+		Tools:        r.specs,
+		ToolChoice:   a.ToolChoice,
+		OutputSchema: a.OutputSchema,
+		Settings:     r.settings,
+		Options:      r.options,
+	}
+	if r.out != nil {
+		r.out.shapeRequest(req)
+	}
+	return req
+}
+
+func (r *run) prepare(req *ModelRequest) bool {
+	before := len(req.Messages)
+	if len(r.preparers) == 0 {
+		r.info.prevMessages, r.info.prevKeptFrom = before, 0
+		return true
+	}
+	notes := &prepNotes{}
+	r.info.notes, r.info.run = notes, r
+	defer func() { r.info.notes, r.info.run = nil, nil }()
+	for _, p := range r.preparers {
+		if err := p.Prepare(r.ctx, req); err != nil {
+			policy := ""
+			switch {
+			case errors.Is(err, ErrContextOverflow):
+				policy = "context_overflow"
+			case errors.Is(err, ErrUsageLimit) && r.limitHit != "":
+				policy = r.limitHit
+			}
+			r.fail(err, policy)
+			return false
+		}
+	}
+	// Preparers only drop from the front or replace a prefix; remember where
+	// the kept window starts, for the next call's token anchor.
+	after := len(req.Messages)
+	r.info.prevMessages, r.info.prevKeptFrom = before, max(before-after, 0)
+	if r.watched {
+		r.emit(&ContextPrepared{
+			Changed:         len(notes.notes) > 0 || before != after,
+			MessagesBefore:  before,
+			MessagesAfter:   after,
+			EstimatedTokens: notes.tokens,
+			Notes:           notes.notes,
+		})
+	}
+	return true
+}
+
+// callModel calls Generate for Run and Stream for Stream, forwarding deltas.
+func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
+	m := r.agent.Model
+	if r.yield == nil {
+		resp, err := m.Generate(r.ctx, req)
+		if err == nil && resp == nil {
+			err = &ProviderError{Message: "model returned no response and no error"}
+		}
+		return resp, err
+	}
+	var resp *ModelResponse
+	for ev, err := range m.Stream(r.ctx, req) {
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Kind {
+		case StreamTextDelta:
+			r.emit(&TextDelta{Delta: ev.Delta})
+		case StreamReasoningDelta:
+			r.emit(&ReasoningDelta{Delta: ev.Delta})
+		case StreamToolCallDelta:
+			r.emit(&ToolCallDelta{Index: ev.Index, ID: ev.ID, Name: ev.Name, Delta: ev.Delta})
+		case StreamDone:
+			resp = ev.Response
+		}
+		if r.out != nil && r.watched {
+			r.outputDelta(ev)
+		}
+		if r.stopped {
+			break // closes the model stream
+		}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, &ProviderError{Message: "model stream ended without a final response", Err: ErrStreamIncomplete}
+	}
+	return resp, nil
+}
+
+func (r *run) checkTokens() (string, error) {
+	l, u := r.limits, r.usage
+	check := func(name string, limit, used int) (string, error) {
+		if limit > 0 && used > limit {
+			return "usage_limit:" + name, fmt.Errorf("%w: %s %d > %d", ErrUsageLimit, strings.ReplaceAll(name, "_", " "), used, limit)
+		}
+		return "", nil
+	}
+	if p, err := check("input_tokens", l.InputTokens, u.InputTokens); err != nil {
+		return p, err
+	}
+	if p, err := check("output_tokens", l.OutputTokens, u.OutputTokens); err != nil {
+		return p, err
+	}
+	return check("total_tokens", l.TotalTokens, u.TotalTokens)
+}
