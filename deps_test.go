@@ -9,8 +9,8 @@ import (
 
 // The layering, enforced like the standard library's go/build/deps_test.go:
 // the root package imports only the standard library and jsonschema-go;
-// internal/ packages never import upward (providers, modelkit, and the root
-// except where mayImportContract allows it); an adapter never imports
+// internal/ packages never import upward (providers; the root and modelkit
+// only where mayImportContract allows it); an adapter never imports
 // another adapter.
 func TestDependencies(t *testing.T) {
 	if testing.Short() {
@@ -40,7 +40,7 @@ func TestDependencies(t *testing.T) {
 					t.Errorf("the root package imports %s: only the standard library and jsonschema-go are allowed", imp)
 				}
 			case strings.HasPrefix(p.ImportPath, mod+"/internal/"):
-				if imp == mod && !mayImportContract[p.ImportPath] || strings.HasPrefix(imp, mod+"/providers/") || imp == mod+"/modelkit" {
+				if (imp == mod || imp == mod+"/modelkit") && !mayImportContract[p.ImportPath] || strings.HasPrefix(imp, mod+"/providers/") {
 					t.Errorf("%s imports %s: internal packages never import upward", p.ImportPath, imp)
 				}
 			case strings.HasPrefix(p.ImportPath, mod+"/providers/"):
@@ -55,10 +55,11 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-// mayImportContract lists the internal packages allowed to import the root
-// package, for its provider contract types only. internal/httpc is the
-// adapters' shared HTTP layer: it builds the *runlet.ProviderError every
-// adapter returns and retries runlet.StreamEvent streams.
+// mayImportContract lists the internal packages allowed to import the
+// provider contract (the root package's contract types, and modelkit).
+// internal/httpc is the adapters' shared HTTP layer: it builds the
+// *runlet.ProviderError every adapter returns and retries runlet.StreamEvent
+// streams.
 var mayImportContract = map[string]bool{
 	"github.com/runlet/runlet/internal/httpc": true,
 }
