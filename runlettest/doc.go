@@ -4,7 +4,7 @@
 // HTTP record/replay transport.
 //
 // Every fake wire server (OpenAIChatServer, OpenAIResponsesServer,
-// AnthropicServer) is a WireServer: it takes provider-neutral WireReply
+// AnthropicServer, GeminiServer) is a WireServer: it takes provider-neutral WireReply
 // scripts (EnqueueReplies, SetReplyResponder), has BaseURL, InjectFault,
 // RequireAPIKey and Requests, and shares the same defaults: DefaultChunkSize
 // runes per streamed delta, EstimateUsage for a reply without usage, and
