@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/providers/anthropic"
 	"github.com/runlet/runlet/providers/openai"
@@ -42,6 +44,10 @@ type File struct {
 	// MCPServers are MCP servers whose tools the agent may call; see
 	// MCPServer and Setup.ConnectMCP.
 	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// OutputSchema, a JSON Schema written in YAML (or JSON), asks for a
+	// final answer that is JSON matching it: validated, and asked for again
+	// when it does not match (see runlet.RunAs). Result.Output is the JSON.
+	OutputSchema map[string]any `yaml:"output_schema"`
 
 	// Source names where the config came from, for messages: the file
 	// name given to Load or Decode; empty for a File built in code.
@@ -288,6 +294,10 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 		}
 		tools = append(tools, t)
 	}
+	output, err := outputSchema(f.OutputSchema)
+	if err != nil {
+		errs = append(errs, f.errAt("output_schema", "", "%s", err.Error()))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -299,6 +309,7 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 		Settings:     f.Model.Settings,
 		Options:      maps.Clone(f.Model.Options),
 		MaxTurns:     f.MaxTurns,
+		OutputSchema: output,
 	}
 	if agent.Name == "" {
 		agent.Name = "agent"
@@ -366,4 +377,41 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 	}
 	cfg.HTTPClient, cfg.Headers, cfg.MaxRetries = l.HTTPClient, headers, retries
 	return openai.NewChatCompletions(cfg), nil
+}
+
+// outputSchema turns the output_schema section into an OutputSchema named
+// by its title (else "output"); nil without one.
+func outputSchema(m map[string]any) (*runlet.OutputSchema, error) {
+	if m == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %w", err)
+	}
+	s := new(jsonschema.Schema)
+	if err := json.Unmarshal(raw, s); err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %w", err)
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
+	}
+	name := "output"
+	if schemaNameOK(s.Title) {
+		name = s.Title
+	}
+	return &runlet.OutputSchema{Name: name, Description: s.Description, Schema: s}, nil
+}
+
+// schemaNameOK reports whether every provider accepts s as a schema name.
+func schemaNameOK(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && r != '-' && (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
 }

@@ -54,6 +54,13 @@
 //	    headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}
 //	    tools: [search_issues]      # only these; default all
 //	    require_approval: true      # also timeout: 30s
+//	output_schema:                  # a JSON Schema: the answer is JSON matching it,
+//	  title: contact                #   validated and asked for again when it does not
+//	  type: object                  #   match (the title, if a valid name, names it)
+//	  properties:
+//	    name: {type: string}
+//	    email: {type: string}
+//	  required: [name]
 //
 // MCP servers are connected by Setup.ConnectMCP, not by Load: the program
 // (or the CLI) decides when to start them, and closes them.

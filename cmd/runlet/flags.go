@@ -36,6 +36,8 @@ type flags struct {
 
 	record string
 	replay string
+
+	outputSchema string
 }
 
 const modelFlagsHelp = `Model (flags override --config; with neither, nor a key in the environment,
@@ -58,6 +60,9 @@ a recorded session is replayed):
   --tool NAME            built-in tool to offer the model, repeatable:
                          current_time, calculator
 ` + mcpFlagHelp + `  --max-turns N          model calls per run (default 20)
+  --output-schema FILE   a JSON Schema (JSON file): the answer must be JSON
+                         matching it; it is validated, asked for again when
+                         it does not match, and only the JSON is printed
 
 State:
   --session ID           keep history in session ID, stored on disk
@@ -144,6 +149,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.BoolVar(&f.noReasoning, "no-reasoning", false, "")
 	fs.StringVar(&f.record, "record", "", "")
 	fs.StringVar(&f.replay, "replay", "", "")
+	fs.StringVar(&f.outputSchema, "output-schema", "", "")
 	return fs
 }
 

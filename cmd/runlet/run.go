@@ -34,6 +34,9 @@ func (a *app) cmdRun(args []string) int {
 	if err != nil {
 		return a.usage("run", err, runUsage)
 	}
+	if f.outputSchema != "" && !f.json {
+		f.quiet = true // stdout gets the validated JSON only, not every attempt
+	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
 	if prompt == "" && !a.stdinTTY {
 		data, err := io.ReadAll(io.LimitReader(a.stdin, maxPromptBytes+1))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -108,6 +109,16 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		file.Tools = append(file.Tools, config.ToolRef{Name: t})
 	}
 	file.MCPServers = append(file.MCPServers, mcpServers(f.mcp, file.MCPServers)...)
+	if f.outputSchema != "" {
+		data, err := os.ReadFile(f.outputSchema)
+		if err != nil {
+			return nil, usagef("--output-schema: %w", err)
+		}
+		file.OutputSchema = nil
+		if err := json.Unmarshal(data, &file.OutputSchema); err != nil || file.OutputSchema == nil {
+			return nil, usagef("--output-schema: %s is not a JSON object: %v", f.outputSchema, err)
+		}
+	}
 
 	if m.Provider == "" {
 		switch {
