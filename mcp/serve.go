@@ -30,7 +30,8 @@ type AgentTool struct {
 	Description string
 	// Sessions adds an optional session_id argument: calls with the same ID
 	// continue one conversation. The Runtime needs a session store
-	// (runlet.WithStore).
+	// (runlet.WithStore). The IDs are the callers': whoever can call the
+	// server can continue any session whose ID they know.
 	Sessions bool
 }
 
