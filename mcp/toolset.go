@@ -100,7 +100,7 @@ func Connect(ctx context.Context, cfg ServerConfig, opts ...Option) (*Toolset, e
 	ts.client = sdkmcp.NewClient(impl, &sdkmcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) { ts.changed() },
 	})
-	if _, err := ts.connect(ctx, nil); err != nil {
+	if _, err := ts.connect(ctx); err != nil {
 		return nil, err
 	}
 	return ts, nil
@@ -120,7 +120,7 @@ func (ts *Toolset) Tools(ctx context.Context) ([]runlet.Tool, error) {
 	case closed:
 		return nil, ErrClosed
 	case s == nil:
-		if _, err := ts.connect(ctx, nil); err != nil {
+		if _, err := ts.connect(ctx); err != nil {
 			return tools, nil
 		}
 	case stale:
@@ -189,9 +189,10 @@ func (ts *Toolset) refresh(ctx context.Context, s *sdkmcp.ClientSession) {
 	}
 }
 
-// connect returns a connected session: the current one if it is not old,
-// else a new one made with retries, whose tool list replaces the old.
-func (ts *Toolset) connect(ctx context.Context, old *sdkmcp.ClientSession) (*sdkmcp.ClientSession, error) {
+// connect returns a connected session: the current one if there is one
+// (another call may have reconnected meanwhile), else a new one made with
+// retries, whose tool list replaces the old.
+func (ts *Toolset) connect(ctx context.Context) (*sdkmcp.ClientSession, error) {
 	ts.dialMu.Lock()
 	defer ts.dialMu.Unlock()
 	ts.mu.Lock()
@@ -200,8 +201,8 @@ func (ts *Toolset) connect(ctx context.Context, old *sdkmcp.ClientSession) (*sdk
 	if closed {
 		return nil, ErrClosed
 	}
-	if s != nil && s != old {
-		return s, nil // connected meanwhile
+	if s != nil {
+		return s, nil
 	}
 	var lastErr error
 	wait := ts.c.backoff
@@ -332,7 +333,7 @@ func (ts *Toolset) live(ctx context.Context, tool string) (*sdkmcp.ClientSession
 	}
 	if s == nil {
 		var err error
-		if s, err = ts.connect(ctx, nil); err != nil {
+		if s, err = ts.connect(ctx); err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
 				return nil, err
 			}
