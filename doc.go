@@ -53,6 +53,19 @@
 // *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a
 // usage limit, a hook, context overflow) returns a *PolicyError naming it.
 //
+// # Typed answers
+//
+// RunAs asks for a Go value: the JSON Schema is inferred from the type (or
+// taken from Agent.OutputSchema), the final answer is validated and
+// decoded, and an answer that is not valid JSON, breaks the schema or does
+// not decode goes back to the model with the errors, up to
+// WithOutputRetries times; then the run fails with an *OutputError. A
+// refusal fails with a *RefusalError. The output mode is chosen per model
+// (OutputModer): the provider's native structured output, a forced output
+// tool, or the schema in the prompt; WithOutputMode overrides it, and
+// OutputChecked events say which was used. StreamAs yields the value as it
+// fills in, from OutputPartial events.
+//
 // # Extending
 //
 // Hooks (a struct of optional funcs) change behaviour: edit requests,
