@@ -15,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/gemini"
 	"github.com/runlet/runlet/providers/openai"
 )
 
@@ -59,7 +60,9 @@ type File struct {
 // Model is the model section.
 type Model struct {
 	// Provider is the adapter: "openai" (Chat Completions),
-	// "openai-responses", "anthropic", or an OpenAI-compatible preset:
+	// "openai-responses", "anthropic", "gemini" (the Gemini API; Vertex AI
+	// through base_url and an Authorization header), or an
+	// OpenAI-compatible preset:
 	// "ollama", "vllm", "llamacpp", "deepseek", "qwen" (or "dashscope"),
 	// "openrouter". See Providers.
 	Provider string `yaml:"provider"`
@@ -248,7 +251,7 @@ func (f *File) validate() []error {
 
 // Providers lists the provider names a config may use.
 func Providers() []string {
-	names := []string{"openai", "openai-responses", "anthropic"}
+	names := []string{"openai", "openai-responses", "anthropic", "gemini"}
 	for name := range openai.Presets {
 		if !slices.Contains(names, name) {
 			names = append(names, name)
@@ -360,6 +363,11 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 		return openai.NewResponses(oc), nil
 	case "anthropic":
 		return anthropic.NewMessages(anthropic.Config{
+			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
+			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+		}), nil
+	case "gemini":
+		return gemini.New(gemini.Config{
 			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
 			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
 		}), nil

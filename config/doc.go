@@ -14,8 +14,8 @@
 //	instructions: |                 # the system prompt
 //	  Be concise.
 //	model:
-//	  provider: openai              # openai | openai-responses | anthropic | ollama | vllm |
-//	                                # llamacpp | deepseek | qwen | dashscope | openrouter
+//	  provider: openai              # openai | openai-responses | anthropic | gemini | ollama |
+//	                                # vllm | llamacpp | deepseek | qwen | dashscope | openrouter
 //	  name: gpt-4o-mini             # required
 //	  base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
 //	  api_key: ${OPENAI_API_KEY}    # never inline; empty means the provider's variable

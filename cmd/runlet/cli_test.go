@@ -83,6 +83,26 @@ func TestJSONMode(t *testing.T) {
 	}
 }
 
+// A live tool run against the fake Gemini API.
+func TestGeminiLive(t *testing.T) {
+	srv := runlettest.NewGeminiServer(
+		runlettest.GeminiResponse{Parts: []runlettest.GeminiPart{runlettest.GeminiCall("", "calculator", `{"expression":"6*7"}`)}},
+		runlettest.GeminiResponse{Parts: []runlettest.GeminiPart{runlettest.GeminiText("42.")}},
+	)
+	defer srv.Close()
+	srv.RequireAPIKey("gk")
+	r := runCLI(t, "", []string{"GEMINI_API_KEY=gk"}, "run", "--provider", "gemini", "--base-url", srv.BaseURL(), "--model", "gemini-3-flash-preview",
+		"--tool", "calculator", "--option", "thinking_level=low", "What is 6*7?")
+	if r.code != 0 || r.stdout != "42.\n" {
+		t.Fatalf("%s", r)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.HasSuffix(reqs[0].Path, "/models/gemini-3-flash-preview:streamGenerateContent") ||
+		!strings.Contains(string(reqs[0].Body), `"thinkingLevel":"low"`) {
+		t.Errorf("requests %+v", reqs)
+	}
+}
+
 // A live run against a fake OpenAI-compatible server: text streamed to
 // stdout, reasoning and tools on stderr.
 func TestTextModeLive(t *testing.T) {
@@ -155,6 +175,7 @@ func TestBadUsage(t *testing.T) {
 		{"unknown command", nil, []string{"rnu"}, []string{`unknown command "rnu"; did you mean "run"?`}},
 		{"unknown provider", nil, []string{"run", "--provider", "antropic", "x"}, []string{`unknown provider "antropic"; did you mean "anthropic"?`}},
 		{"missing key", nil, []string{"run", "--provider", "anthropic", "x"}, []string{"ANTHROPIC_API_KEY is not set"}},
+		{"missing gemini key", nil, []string{"run", "--provider", "gemini", "x"}, []string{"GEMINI_API_KEY is not set"}},
 		{"missing model", nil, []string{"run", "--provider", "ollama", "x"}, []string{"no model name for provider ollama: pass --model"}},
 		{"unknown tool", []string{"OPENAI_API_KEY=k"}, []string{"run", "--tool", "calculater", "x"}, []string{`unknown tool "calculater"; did you mean "calculator"?`}},
 		{"no prompt", []string{"OPENAI_API_KEY=k"}, []string{"run"}, []string{"no prompt"}},

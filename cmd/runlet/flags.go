@@ -43,12 +43,14 @@ type flags struct {
 const modelFlagsHelp = `Model (flags override --config; with neither, nor a key in the environment,
 a recorded session is replayed):
   --config FILE          agent config in YAML (see examples/config/agent.yaml)
-  --provider NAME        openai | openai-responses | anthropic | ollama | vllm |
-                         llamacpp | deepseek | qwen | dashscope | openrouter
+  --provider NAME        openai | openai-responses | anthropic | gemini | ollama |
+                         vllm | llamacpp | deepseek | qwen | dashscope | openrouter
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
-                         is set, else anthropic when ANTHROPIC_API_KEY is)
+                         is set, else anthropic when ANTHROPIC_API_KEY is, else
+                         gemini when GEMINI_API_KEY or GOOGLE_API_KEY is)
   --model NAME           model name (default: $RUNLET_MODEL, else gpt-4o-mini
-                         for OpenAI, claude-sonnet-4-5 for Anthropic)
+                         for OpenAI, claude-sonnet-4-5 for Anthropic,
+                         gemini-2.5-flash for Gemini)
   --base-url URL         API root of an OpenAI-compatible server, such as
                          http://localhost:11434/v1 (Ollama)
   --system TEXT          instructions (system prompt)

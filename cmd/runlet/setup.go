@@ -29,6 +29,7 @@ var defaultModels = map[string]string{
 	"openai":           "gpt-4o-mini",
 	"openai-responses": "gpt-4o-mini",
 	"anthropic":        "claude-sonnet-4-5",
+	"gemini":           "gemini-2.5-flash",
 	"deepseek":         "deepseek-chat",
 	"qwen":             "qwen-plus",
 	"dashscope":        "qwen-plus",
@@ -126,13 +127,15 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 			m.Provider = "openai"
 		case a.getenv("ANTHROPIC_API_KEY") != "" || a.getenv("ANTHROPIC_BASE_URL") != "":
 			m.Provider = "anthropic"
+		case a.getenv("GEMINI_API_KEY") != "" || a.getenv("GOOGLE_API_KEY") != "":
+			m.Provider = "gemini"
 		case f.replay != "":
 			m.Provider = "openai"
 		default:
 			// Nothing configured: replay the bundled session through the
 			// real adapter, with the tool it used.
 			if f.record != "" {
-				return nil, usagef("--record needs a live model: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL, or pass --provider or --config")
+				return nil, usagef("--record needs a live model: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL, or pass --provider or --config")
 			}
 			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", "replay"
 			s.demo = runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody(),
@@ -246,6 +249,10 @@ func (a *app) checkCredentials(m config.Model) error {
 	case "anthropic":
 		if m.BaseURL == "" && a.getenv("ANTHROPIC_BASE_URL") == "" && a.getenv("ANTHROPIC_API_KEY") == "" {
 			return usagef("ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-...")
+		}
+	case "gemini":
+		if m.BaseURL == "" && a.getenv("GEMINI_API_KEY") == "" && a.getenv("GOOGLE_API_KEY") == "" {
+			return usagef("GEMINI_API_KEY is not set: export GEMINI_API_KEY=... (a Gemini API key from aistudio.google.com)")
 		}
 	default:
 		p, ok := openai.Presets[m.Provider]
