@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -166,5 +167,41 @@ func TestOutputE2E(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// Fallback across providers with different modes: DeepSeek (output tool)
+// then Claude 4.5 (native) makes the run use the output tool, which both
+// handle; the first fails, the second answers.
+func TestOutputFallbackAcrossModes(t *testing.T) {
+	chat := runlettest.NewOpenAIChatServer()
+	defer chat.Close()
+	chat.EnqueueReplies(runlettest.WireReply{Error: &runlettest.WireError{Status: 503, Type: "server_error", Message: "overloaded"}})
+	claude := runlettest.NewAnthropicServer(runlettest.AnthropicResponse{
+		Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("", runlet.OutputToolName, validInvoice)}})
+	defer claude.Close()
+	ds := openai.DeepSeek.Config("deepseek-chat")
+	ds.BaseURL, ds.APIKey, ds.MaxRetries = chat.BaseURL(), "k", -1
+	model := runlet.Fallback(openai.NewChatCompletions(ds), NewMessages(Config{BaseURL: claude.URL, APIKey: "k", Model: "claude-sonnet-4-5"}))
+
+	var checked []*runlet.OutputChecked
+	s := runlet.StreamAs[invoice](context.Background(), runlet.NewRuntime(), &runlet.Agent{Name: "x", Model: model}, "text")
+	for ev := range s.Events() {
+		if c, ok := ev.(*runlet.OutputChecked); ok {
+			checked = append(checked, c)
+		}
+	}
+	res, err := s.Result()
+	if err != nil || res.Value.Number != "A-17" {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if len(checked) != 1 || checked[0].Mode != runlet.OutputTool {
+		t.Fatalf("checks %+v", checked)
+	}
+	if len(chat.Requests()) != 1 || !strings.Contains(string(chat.Requests()[0].Body), `"final_answer"`) {
+		t.Fatalf("deepseek requests: %d", len(chat.Requests()))
+	}
+	if body := claude.Requests()[0].JSON(); body["output_config"] != nil || body["tool_choice"] == nil {
+		t.Fatalf("claude request: %s", claude.Requests()[0].Body)
 	}
 }
