@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/suggest"
 	"github.com/runlet/runlet/providers/anthropic"
 	"github.com/runlet/runlet/providers/gemini"
 	"github.com/runlet/runlet/providers/openai"
@@ -284,7 +285,7 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 					avail = append(avail, name)
 				}
 			}
-			errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)", ref.Name, suggest(ref.Name, avail), list(avail)))
+			errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)", ref.Name, suggest.Hint(ref.Name, avail), list(avail)))
 			continue
 		}
 		if seen[ref.Name] {
@@ -374,7 +375,7 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 	}
 	p, ok := openai.Presets[m.Provider]
 	if !ok {
-		return nil, fmt.Errorf("unknown provider %q%s (known: %s)", m.Provider, suggest(m.Provider, Providers()), list(Providers()))
+		return nil, fmt.Errorf("unknown provider %q%s (known: %s)", m.Provider, suggest.Hint(m.Provider, Providers()), list(Providers()))
 	}
 	cfg := p.Config(m.Name)
 	if m.BaseURL != "" {

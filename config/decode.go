@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runlet/runlet/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -266,7 +267,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			if field != "" {
 				where = "in " + field
 			}
-			d.errorf(k, path, "unknown field%s (known %s: %s)", suggest(k.Value, keys(t)), where, list(keys(t)))
+			d.errorf(k, path, "unknown field%s (known %s: %s)", suggest.Hint(k.Value, keys(t)), where, list(keys(t)))
 			continue
 		}
 		if seen[k.Value] {

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/runlet/runlet/internal/suggest"
 )
 
 // expand replaces ${VAR} references in s:
@@ -96,7 +98,7 @@ func resolve(ref string, lookup func(string) (string, bool), environ func() []st
 						set = append(set, k)
 					}
 				}
-				if best := closest(name, set); best != "" {
+				if best := suggest.Closest(name, set); best != "" {
 					msg += fmt.Sprintf("; did you mean %s (which is set)?", best)
 				}
 			}

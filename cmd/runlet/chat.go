@@ -29,7 +29,7 @@ func (a *app) cmdChat(args []string) int {
 		err = fmt.Errorf("unexpected argument %q: chat reads prompts from standard input (for one prompt, use runlet run)", pos[0])
 	}
 	if err != nil {
-		return a.usage("chat", err, chatUsage)
+		return a.usage("chat", err)
 	}
 
 	sig := a.startInterrupter()
@@ -60,18 +60,19 @@ func (a *app) cmdChat(args []string) int {
 			a.style(dim, "/reset starts over, /exit or Ctrl-D quits, Ctrl-C stops an answer"))
 	}
 	if s.demo != nil {
-		a.demoNotice("")
+		a.demoNotice("", s.ignored)
 		fmt.Fprintln(a.stderr, a.style(dim, "        whatever you type first, the recording answers that question; then it ends."))
 	}
 
-	in := a.lines()
 	code := exitOK
 	for {
+		prompt := ""
 		if interactive {
-			fmt.Fprint(a.stderr, "\n"+a.style(bold+cyan, "› "))
+			fmt.Fprintln(a.stderr)
+			prompt = a.style(bold+cyan, "› ")
 		}
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
+		line, err := a.readLine(prompt)
+		if err != nil {
 			if err != io.EOF {
 				fmt.Fprintf(a.stderr, "runlet chat: reading standard input: %v\n", err)
 				return exitFailed

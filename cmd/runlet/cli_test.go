@@ -166,14 +166,18 @@ func TestBadUsage(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown flag", nil, []string{"run", "--bogus", "x"}, []string{"flag provided but not defined: -bogus", "Usage: runlet run"}},
-		{"bad flag value", nil, []string{"run", "--max-turns", "many", "x"}, []string{`invalid value "many"`, "Usage: runlet run"}},
+		{"unknown flag", nil, []string{"run", "--bogus", "x"}, []string{"flag provided but not defined: -bogus", `Run "runlet run --help" for usage.`}},
+		{"bad flag value", nil, []string{"run", "--max-turns", "many", "x"}, []string{`invalid value "many"`, `Run "runlet run --help" for usage.`}},
 		{"json and quiet", nil, []string{"run", "--json", "--quiet", "x"}, []string{"--json and --quiet cannot be combined"}},
 		{"bad option", nil, []string{"run", "--option", "novalue", "x"}, []string{`want KEY=VALUE, got "novalue"`}},
-		{"chat with argument", nil, []string{"chat", "hello"}, []string{"chat reads prompts from standard input", "Usage: runlet chat"}},
+		{"chat with argument", nil, []string{"chat", "hello"}, []string{"chat reads prompts from standard input", `Run "runlet chat --help" for usage.`}},
+		{"chat bad flag", nil, []string{"chat", "--sesion", "x"}, []string{"flag provided but not defined: -sesion", `Run "runlet chat --help" for usage.`}},
 		{"no command", nil, nil, []string{"Usage:", "runlet run [flags] [prompt]"}},
 		{"unknown command", nil, []string{"rnu"}, []string{`unknown command "rnu"; did you mean "run"?`}},
 		{"unknown provider", nil, []string{"run", "--provider", "antropic", "x"}, []string{`unknown provider "antropic"; did you mean "anthropic"?`}},
+		// The CLI and the config suggest alike (one suggester): case is no typo.
+		{"unknown provider, capitals", nil, []string{"run", "--provider", "ANTHROPIC", "x"}, []string{`unknown provider "ANTHROPIC"; did you mean "anthropic"?`}},
+		{"unknown command, hint", nil, []string{"cht"}, []string{`unknown command "cht"; did you mean "chat"?`, `Run "runlet help" for usage.`}},
 		{"missing key", nil, []string{"run", "--provider", "anthropic", "x"}, []string{"ANTHROPIC_API_KEY is not set"}},
 		{"missing gemini key", nil, []string{"run", "--provider", "gemini", "x"}, []string{"GEMINI_API_KEY is not set"}},
 		{"missing model", nil, []string{"run", "--provider", "ollama", "x"}, []string{"no model name for provider ollama: pass --model"}},
@@ -189,6 +193,11 @@ func TestBadUsage(t *testing.T) {
 			r := runCLI(t, "", tt.env, tt.args...)
 			if r.code != 2 || r.stdout != "" {
 				t.Fatalf("want exit 2 and no stdout; %s", r)
+			}
+			// An error is one line (or one per config problem) and a hint,
+			// not the whole help, which would bury it.
+			if tt.args != nil && (strings.Contains(r.stderr, "Usage:") || strings.Contains(r.stderr, "Examples:")) {
+				t.Errorf("the error is buried in the help text\n%s", r)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(r.stderr, w) {

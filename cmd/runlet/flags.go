@@ -192,6 +192,29 @@ func (f *flags) validate() error {
 	return nil
 }
 
+// shapingFlags lists the flags given that shape the model's requests
+// (--config, --model, --system, ...): what a recorded session cannot honour.
+func (f *flags) shapingFlags() []string {
+	var set []string
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{
+		{"--config", f.config != ""},
+		{"--model", f.model != ""},
+		{"--system", f.system != ""},
+		{"--option", len(f.options) > 0},
+		{"--temperature", f.temperature != nil},
+		{"--max-tokens", f.maxTokens > 0},
+		{"--tool", len(f.tools) > 0},
+	} {
+		if x.set {
+			set = append(set, x.name)
+		}
+	}
+	return set
+}
+
 // optionsFlag collects --option key=value.
 type optionsFlag map[string]any
 

@@ -28,6 +28,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/runlet/runlet/internal/suggest"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -123,12 +126,12 @@ func (a *app) main(args []string) int {
 		return exitOK
 	}
 	msg := fmt.Sprintf("runlet: unknown command %q", cmd)
-	if s := closest(cmd, []string{"run", "chat", "mcp", "version", "help"}); s != "" {
+	if s := suggest.Closest(cmd, []string{"run", "chat", "mcp", "version", "help"}); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	} else if !strings.HasPrefix(cmd, "-") {
 		msg += fmt.Sprintf(`; to run a prompt, write: runlet run %q`, strings.Join(args, " "))
 	}
-	fmt.Fprintf(a.stderr, "%s\n\n%s", msg, usageText)
+	fmt.Fprintf(a.stderr, "%s\nRun \"runlet help\" for usage.\n", msg)
 	return exitUsage
 }
 
@@ -150,38 +153,6 @@ func versionString() string {
 	return fmt.Sprintf("runlet %s (%s %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// closest returns the candidate nearest to s, if it is within edit
-// distance 2.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD && len(s) > 1 {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // app is one invocation: its standard streams and environment.
 type app struct {
 	stdin          io.Reader
@@ -191,7 +162,8 @@ type app struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 	color                          bool
 
-	in *bufio.Reader // see lines
+	in     *bufio.Reader // see lines
+	editor *editor       // see lineEditor
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -201,13 +173,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 	return a
 }
 
-// isTerminal reports whether v is an *os.File on a character device (a
-// terminal): no spinner, colours or prompts otherwise.
+// isTerminal reports whether v is an *os.File open on a terminal: no
+// spinner, colours, prompts or line editing otherwise. A character device
+// is not enough (/dev/null is one).
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

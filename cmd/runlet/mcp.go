@@ -108,10 +108,10 @@ func mcpServers(values []string, taken []config.MCPServer) []config.MCPServer {
 func (a *app) cmdMCP(args []string) int {
 	if len(args) == 0 || args[0] != "serve" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(a.stdout, mcpUsage)
+			fmt.Fprint(a.stdout)
 			return exitOK
 		}
-		return a.usage("mcp", errors.New("want a subcommand: runlet mcp serve"), mcpUsage)
+		return a.usage("mcp", errors.New("want a subcommand: runlet mcp serve"))
 	}
 	var f flags
 	fs := newFlagSet("mcp serve", &f)
@@ -122,7 +122,7 @@ func (a *app) cmdMCP(args []string) int {
 	fs.StringVar(&f.store, "session-store", "", "")
 	pos, err := parseArgs(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(a.stdout, mcpUsage)
+		fmt.Fprint(a.stdout)
 		return exitOK
 	}
 	if err == nil && len(pos) > 0 {
@@ -132,7 +132,7 @@ func (a *app) cmdMCP(args []string) int {
 		err = f.validate()
 	}
 	if err != nil {
-		return a.usage("mcp serve", err, mcpUsage)
+		return a.usage("mcp serve", err)
 	}
 	if f.store != "" {
 		f.session = "mcp" // makes prepare open the store; calls name their own sessions

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -25,14 +24,14 @@ func (a *app) cmdRun(args []string) int {
 	fs := newFlagSet("run", &f)
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(a.stdout, runUsage)
+		fmt.Fprint(a.stdout)
 		return exitOK
 	}
 	if err == nil {
 		err = f.validate()
 	}
 	if err != nil {
-		return a.usage("run", err, runUsage)
+		return a.usage("run", err)
 	}
 	if f.outputSchema != "" && !f.json {
 		f.quiet = true // stdout gets the validated JSON only, not every attempt
@@ -64,11 +63,11 @@ func (a *app) cmdRun(args []string) int {
 	defer s.close(a)
 
 	if s.demo != nil {
-		a.demoNotice(prompt)
+		a.demoNotice(prompt, s.ignored)
 		prompt = runlettest.DemoQuestion
 	}
 	if prompt == "" {
-		return a.usage("run", errors.New("no prompt: give it as an argument (runlet run \"...\") or on standard input"), runUsage)
+		return a.usage("run", errors.New("no prompt: give it as an argument (runlet run \"...\") or on standard input"))
 	}
 	var opts []runlet.RunOption
 	if f.session != "" {
@@ -81,10 +80,17 @@ func (a *app) cmdRun(args []string) int {
 	return code
 }
 
-// usage reports a command-line error with the command's usage: exit 2.
-func (a *app) usage(cmd string, err error, text string) int {
-	fmt.Fprintf(a.stderr, "runlet %s: %v\n\n%s", cmd, err, text)
+// usage reports a command-line error in one line, with a hint to the
+// command's help (not the whole help, which would bury the error): exit 2.
+func (a *app) usage(cmd string, err error) int {
+	fmt.Fprintf(a.stderr, "runlet %s: %v\n", cmd, err)
+	a.helpHint(cmd)
 	return exitUsage
+}
+
+// helpHint points to the command's help.
+func (a *app) helpHint(cmd string) {
+	fmt.Fprintf(a.stderr, "Run \"runlet %s --help\" for usage.\n", cmd)
 }
 
 // prepareFailed reports a setup failure: configuration problems are usage
@@ -98,7 +104,7 @@ func (a *app) prepareFailed(cmd string, err error) int {
 		} else {
 			fmt.Fprintf(a.stderr, "runlet %s: %s\n", cmd, msg)
 		}
-		fmt.Fprintf(a.stderr, "Run \"runlet help %s\" for the flags.\n", cmd)
+		a.helpHint(cmd)
 		return exitUsage
 	}
 	fmt.Fprintf(a.stderr, "runlet %s: %v\n", cmd, err)
@@ -215,12 +221,10 @@ func (a *app) askApprovals(r *renderer, pending []runlet.ToolCallPart) ([]runlet
 		r.line()
 		r.mu.Unlock()
 	}
-	in := a.lines()
 	var ds []runlet.Decision
 	for _, c := range pending {
-		fmt.Fprintf(a.stderr, "%s %s %s? [y/N] ", a.style(bold, "allow"), a.style(cyan, c.Name), oneLine(compactArgs(c.Arguments), 200))
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
+		line, err := a.readLine(fmt.Sprintf("%s %s %s? [y/N] ", a.style(bold, "allow"), a.style(cyan, c.Name), oneLine(compactArgs(c.Arguments), 200)))
+		if err != nil {
 			fmt.Fprintln(a.stderr)
 			return nil, false
 		}
@@ -237,15 +241,6 @@ func (a *app) askApprovals(r *renderer, pending []runlet.ToolCallPart) ([]runlet
 		r.mu.Unlock()
 	}
 	return ds, true
-}
-
-// lines returns the line reader over standard input, shared by chat and
-// approval prompts.
-func (a *app) lines() *bufio.Reader {
-	if a.in == nil {
-		a.in = bufio.NewReaderSize(a.stdin, 64<<10)
-	}
-	return a.in
 }
 
 // interrupter turns the first Ctrl-C (or SIGTERM) during a run into a

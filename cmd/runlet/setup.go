@@ -17,6 +17,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/internal/suggest"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 	"github.com/runlet/runlet/store/sqlite"
@@ -49,6 +50,8 @@ type session struct {
 	store        *sqlite.Store
 	mcp          io.Closer // the MCP servers' connections
 	describe     string    // "gpt-4o-mini via openai"
+	// ignored lists the flags the demo replay cannot honour.
+	ignored []string
 }
 
 // usageError is a problem with the command line or the config: exit 2.
@@ -138,6 +141,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 				return nil, usagef("--record needs a live model: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL, or pass --provider or --config")
 			}
 			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", "replay"
+			s.ignored = f.shapingFlags()
 			s.demo = runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody(),
 				runlettest.WithPacing(25*time.Millisecond))
 			loader.HTTPClient = &http.Client{Transport: s.demo}
@@ -146,11 +150,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		}
 	}
 	if known := config.Providers(); !slices.Contains(known, m.Provider) {
-		hint := ""
-		if c := closest(m.Provider, known); c != "" {
-			hint = fmt.Sprintf("; did you mean %q?", c)
-		}
-		return nil, usagef("unknown provider %q%s (known: %s)", m.Provider, hint, strings.Join(known, ", "))
+		return nil, usagef("unknown provider %q%s (known: %s)", m.Provider, suggest.Hint(m.Provider, known), strings.Join(known, ", "))
 	}
 	if m.Name == "" {
 		m.Name = a.getenv("RUNLET_MODEL")
@@ -317,13 +317,18 @@ or pass --config FILE (see examples/config/agent.yaml). runlet help run lists th
 `
 
 // demoNotice says plainly that this is a replay, before it starts.
-func (a *app) demoNotice(prompt string) {
+// ignored are the flags it does not honour.
+func (a *app) demoNotice(prompt string, ignored []string) {
 	fmt.Fprintln(a.stderr, a.style(dim, "runlet: no model is configured, so this is a REPLAY of a recorded session:"))
 	fmt.Fprintln(a.stderr, a.style(dim, "        OpenAI gpt-4o-mini, two requests, replayed offline through the real adapter and runtime."))
 	if prompt != "" && prompt != runlettest.DemoQuestion {
 		fmt.Fprintln(a.stderr, a.style(dim, "runlet: your prompt is not sent anywhere; the recording answers its own question:"))
 	}
 	fmt.Fprintln(a.stderr, a.style(dim, "        question: "+runlettest.DemoQuestion))
+	if len(ignored) > 0 {
+		fmt.Fprintln(a.stderr, a.style(dim, "runlet: the replay ignores "+strings.Join(ignored, ", ")+
+			": the recording answers the same whatever they say."))
+	}
 }
 
 // demoEnd prints how to go live, after a replay.
