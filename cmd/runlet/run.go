@@ -24,7 +24,7 @@ func (a *app) cmdRun(args []string) int {
 	fs := newFlagSet("run", &f)
 	pos, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(a.stdout)
+		fmt.Fprint(a.stdout, runUsage)
 		return exitOK
 	}
 	if err == nil {
