@@ -169,8 +169,14 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}, runlet.WithToolTimeout(20*time.Millisecond))
+	// stubborn ignores its context and returns only when the test ends: a
+	// sleep here would race the 20 ms timeout on a busy machine.
+	release, stubbornDone := make(chan struct{}), make(chan struct{})
+	var stubbornRan atomic.Bool
 	stubborn := runlet.NewTool("stubborn", "ignores its context", func(ctx context.Context, _ struct{}) (string, error) {
-		time.Sleep(150 * time.Millisecond)
+		stubbornRan.Store(true)
+		defer close(stubbornDone)
+		<-release
 		return "late", nil
 	}, runlet.WithToolTimeout(20*time.Millisecond))
 	big := runlet.NewTool("big", "huge output", func(ctx context.Context, _ struct{}) (string, error) {
@@ -227,7 +233,10 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(200 * time.Millisecond) // let the abandoned stubborn tool finish before goleak
+	close(release) // let the abandoned stubborn tool finish before goleak
+	if stubbornRan.Load() {
+		<-stubbornDone
+	}
 }
 
 func TestParallelToolsRunConcurrentlyInModelOrder(t *testing.T) {
