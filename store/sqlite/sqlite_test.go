@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 
@@ -45,14 +46,27 @@ func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) runlet.Store { return open(t) })
 }
 
+// skipSizeTests skips, in the variants of the suite below, the subtests
+// about the size of values (megabytes, a thousand messages): how the store
+// is shared or where its file lives changes nothing for them, TestContract
+// runs them, and under the race detector they are most of the package's
+// time (it outran go test's 10-minute timeout with -count=3 on a busy
+// machine).
+func skipSizeTests(t *testing.T) {
+	switch path.Base(t.Name()) {
+	case "Large", "LargeMessage", "ThousandMessages":
+		t.Skip("size tests run in TestContract")
+	}
+}
+
 func TestContractSharedFile(t *testing.T) {
 	// One file for the whole suite, as an application would have.
 	s := open(t, sqlite.WithSynchronous("NORMAL"))
-	storetest.Run(t, func(t *testing.T) runlet.Store { return s })
+	storetest.Run(t, func(t *testing.T) runlet.Store { skipSizeTests(t); return s })
 }
 
 func TestContractMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) runlet.Store { return openAt(t, ":memory:") })
+	storetest.Run(t, func(t *testing.T) runlet.Store { skipSizeTests(t); return openAt(t, ":memory:") })
 }
 
 func TestContractPathNeedsEscaping(t *testing.T) {
@@ -84,5 +98,5 @@ func BenchmarkStoreSyncNormal(b *testing.B) {
 func TestContractTwoStoresOneFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared.db")
 	a, b := openAt(t, path), openAt(t, path)
-	storetest.Run(t, func(t *testing.T) runlet.Store { return storetest.Alternate(a, b) })
+	storetest.Run(t, func(t *testing.T) runlet.Store { skipSizeTests(t); return storetest.Alternate(a, b) })
 }
