@@ -151,3 +151,16 @@ func RequestError(provider, what string, err error) *runlet.ProviderError {
 	}
 	return &runlet.ProviderError{Provider: provider, Message: what + err.Error(), Err: fmt.Errorf("%w: %w", runlet.ErrInvalidRequest, err)}
 }
+
+// Assemble runs a stream reader and returns the response of its StreamDone
+// event: for a server that streams a response asked for whole.
+func Assemble(read func(emit func(runlet.StreamEvent) bool) error) (*runlet.ModelResponse, error) {
+	var out *runlet.ModelResponse
+	err := read(func(ev runlet.StreamEvent) bool {
+		if ev.Kind == runlet.StreamDone {
+			out = ev.Response
+		}
+		return true
+	})
+	return out, err
+}

@@ -46,14 +46,7 @@ func (m *Messages) Generate(ctx context.Context, req *runlet.ModelRequest) (*run
 			return m.readResponse(resp)
 		}
 		// A gateway that streams anyway: assemble the events.
-		var out *runlet.ModelResponse
-		err := m.readStream(ctx, resp, func(ev runlet.StreamEvent) bool {
-			if ev.Kind == runlet.StreamDone {
-				out = ev.Response
-			}
-			return true
-		})
-		return out, err
+		return httpc.Assemble(func(emit func(runlet.StreamEvent) bool) error { return m.readStream(ctx, resp, emit) })
 	})
 }
 

@@ -48,6 +48,12 @@ type Config struct {
 	// malformed function calls), waiting as long as a google.rpc.RetryInfo
 	// asks. Zero means 2; negative means none.
 	MaxRetries int
+	// MaxResponseBytes limits the text, thoughts, signatures and function
+	// calls one response may accumulate; past it the call fails with a
+	// *runlet.ProviderError wrapping runlet.ErrResponseTooLarge. A
+	// non-streamed body may be twice as large (JSON escaping). Zero means
+	// 64 MiB.
+	MaxResponseBytes int64
 	// Name labels errors and the thought signatures this adapter produces
 	// (the Provider of parts). Empty means "gemini". Two adapters with the
 	// same Name accept each other's signatures.
@@ -59,7 +65,7 @@ type resolved struct {
 	name   string
 	base   string
 	model  string
-	key    string
+	limit  int64 // MaxResponseBytes, resolved
 	client *httpc.Client
 }
 
@@ -99,7 +105,7 @@ func (c Config) resolve() resolved {
 		name:   name,
 		base:   base,
 		model:  c.Model,
-		key:    key,
+		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
 	}
 }

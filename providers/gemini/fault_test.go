@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
 )
 
 const okChunk = `{"candidates":[{"content":{"parts":[{"text":"ok"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2},"responseId":"r1"}`
@@ -232,5 +233,24 @@ func TestConfig(t *testing.T) {
 	}
 	if got.Get("X-Goog-Api-Key") != testKey || got.Get("X-Extra") != "1" || !bytes.HasPrefix([]byte(got.Get("Content-Type")), []byte("application/json")) {
 		t.Errorf("headers %v", got)
+	}
+}
+
+// A response past Config.MaxResponseBytes fails with ErrResponseTooLarge,
+// streamed or not.
+func TestResponseSizeLimit(t *testing.T) {
+	big := strings.Repeat("x", 4096)
+	srv := runlettest.NewGeminiServer()
+	defer srv.Close()
+	srv.SetResponder(func(runlettest.WireRequest) runlettest.GeminiResponse {
+		return runlettest.GeminiResponse{Parts: []runlettest.GeminiPart{runlettest.GeminiText(big)}, ChunkSize: 512}
+	})
+	m := New(Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "gemini-2.5-flash", MaxResponseBytes: 1000, MaxRetries: -1})
+	req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}}
+	if _, err := m.Generate(ctxTimeout(t), req); !errors.Is(err, runlet.ErrResponseTooLarge) {
+		t.Errorf("generate: %v", err)
+	}
+	if _, _, err := collect(t, m.Stream(ctxTimeout(t), req)); !errors.Is(err, runlet.ErrResponseTooLarge) {
+		t.Errorf("stream: %v", err)
 	}
 }

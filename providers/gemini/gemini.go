@@ -37,38 +37,21 @@ func (m *Model) Name() string { return m.cfg.name }
 // event that is not what the Gemini API sends.
 var ErrMalformedStream = runlet.ErrMalformedStream
 
-// maxResponseBody bounds a non-streaming response body.
-const maxResponseBody = 64 << 20
-
-// Generate calls generateContent and returns the whole response.
+// Generate calls generateContent and returns the whole response. A body
+// that fails to read or decode in a way a retry may cure (cut halfway) is
+// retried like a failed request.
 func (m *Model) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet.ModelResponse, error) {
 	url, body, err := m.buildRequest(req, false)
 	if err != nil {
-		return nil, m.redact(err)
+		return nil, err
 	}
-	var out *runlet.ModelResponse
-	err = m.cfg.client.Retry(ctx, func() (bool, error) {
-		resp, err := m.cfg.client.PostOnce(ctx, url, body)
-		if err != nil {
-			return false, err
+	return m.cfg.client.Generate(ctx, httpc.Call{URL: url, Body: body}, func(resp *http.Response) (*runlet.ModelResponse, error) {
+		if !isEventStream(resp.Header) {
+			return m.readResponse(resp)
 		}
-		if isEventStream(resp.Header) {
-			// A gateway that streams anyway: assemble the events.
-			err = m.readStream(ctx, resp.Body, func(ev runlet.StreamEvent) bool {
-				if ev.Kind == runlet.StreamDone {
-					out = ev.Response
-				}
-				return true
-			})
-			return false, err
-		}
-		out, err = m.readResponse(ctx, resp)
-		return false, err
+		// A gateway that streams anyway: assemble the events.
+		return httpc.Assemble(func(emit func(runlet.StreamEvent) bool) error { return m.readStream(ctx, resp, emit) })
 	})
-	if err != nil {
-		return nil, m.redact(err)
-	}
-	return out, nil
 }
 
 // Stream calls streamGenerateContent?alt=sse and yields text, thought and
@@ -76,60 +59,45 @@ func (m *Model) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet
 // with the assembled response. A stream that fails before its first delta
 // is retried like a failed request; after that the error is yielded.
 func (m *Model) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+	url, body, err := m.buildRequest(req, true)
+	if err != nil {
+		return httpc.Failed(err)
+	}
 	return func(yield func(runlet.StreamEvent, error) bool) {
-		url, body, err := m.buildRequest(req, true)
-		if err != nil {
-			yield(runlet.StreamEvent{}, m.redact(err))
-			return
-		}
-		err = m.cfg.client.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
-			resp, err := m.cfg.client.PostOnce(ctx, url, body)
-			if err != nil {
-				return err
-			}
+		m.cfg.client.Stream(ctx, httpc.Call{URL: url, Body: body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 			if !isEventStream(resp.Header) {
 				// A gateway that answers with the whole response.
-				out, err := m.readResponse(ctx, resp)
+				out, err := m.readResponse(resp)
 				if err != nil {
 					return err
 				}
-				emitResponse(out, emit)
+				httpc.EmitResponse(out, emit)
 				return nil
 			}
-			return m.readStream(ctx, resp.Body, emit)
+			return m.readStream(ctx, resp, emit)
 		})
-		if err != nil {
-			yield(runlet.StreamEvent{}, m.redact(err))
-		}
 	}
 }
 
 // readResponse decodes a generateContent response.
-func (m *Model) readResponse(ctx context.Context, resp *http.Response) (*runlet.ModelResponse, error) {
-	defer resp.Body.Close()
-	body, err := httpc.ReadBody(resp, maxResponseBody)
-	switch {
-	case errors.Is(err, httpc.ErrBodyTooLarge):
-		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "response body too large", Err: ErrMalformedStream}
-	case err != nil:
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &runlet.ProviderError{Provider: m.cfg.name, StatusCode: resp.StatusCode, Message: "reading response", Retryable: true, Err: err}
+func (m *Model) readResponse(resp *http.Response) (*runlet.ModelResponse, error) {
+	body, err := m.cfg.client.ReadAll(resp, 2*m.cfg.limit)
+	if err != nil {
+		return nil, err
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
-		e := httpc.ErrorFromBody(m.cfg.name, body) // a proxy's page, say: show what it said
-		e.StatusCode, e.Err = resp.StatusCode, fmt.Errorf("%w: %w", ErrMalformedStream, err)
-		e.Message = "malformed response: " + e.Message
-		e.Retryable = false
-		return nil, e
+		return nil, m.cfg.client.DecodeError(resp, body, err)
 	}
-	a := assembler{name: m.cfg.name}
+	a := m.newAssembler()
 	if err := a.add(&w, nil); err != nil {
 		return nil, err
 	}
 	return a.response()
+}
+
+func (m *Model) newAssembler() assembler {
+	return assembler{name: m.cfg.name, size: httpc.NewBudget(m.cfg.name, m.cfg.limit)}
 }
 
 // readStream decodes an event stream, calling emit for each delta and
@@ -137,10 +105,9 @@ func (m *Model) readResponse(ctx context.Context, resp *http.Response) (*runlet.
 // complete when it ends after a chunk with a finish reason (or a blocked
 // prompt). A consumer that stops (emit returns false) ends it without
 // error.
-func (m *Model) readStream(ctx context.Context, body io.ReadCloser, emit func(runlet.StreamEvent) bool) error {
-	defer body.Close()
-	r := sse.NewReader(body)
-	a := assembler{name: m.cfg.name}
+func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+	r := sse.NewReader(resp.Body)
+	a := m.newAssembler()
 	stopped := false
 	send := func(ev runlet.StreamEvent) {
 		if !stopped && !emit(ev) {
@@ -204,34 +171,3 @@ func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "text/event-stream")
 }
 
-// emitResponse streams a whole response as one delta per part, then
-// StreamDone.
-func emitResponse(resp *runlet.ModelResponse, emit func(runlet.StreamEvent) bool) {
-	// TODO(gemini): use httpc.EmitResponse once the shared call skeleton lands.
-	calls := 0
-	for _, p := range resp.Message.Parts {
-		var ev runlet.StreamEvent
-		switch p := p.(type) {
-		case runlet.TextPart:
-			ev = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: p.Text}
-		case runlet.ReasoningPart:
-			ev = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: p.Text}
-		case runlet.ToolCallPart:
-			ev = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: calls, ID: p.ID, Name: p.Name, Delta: string(p.Arguments)}
-			calls++
-		}
-		if ev.Kind != 0 && (ev.Delta != "" || ev.Kind == runlet.StreamToolCallDelta) && !emit(ev) {
-			return
-		}
-	}
-	emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: resp})
-}
-
-// redact masks the API key in an error's message.
-func (m *Model) redact(err error) error {
-	var pe *runlet.ProviderError
-	if len(m.cfg.key) >= 4 && errors.As(err, &pe) {
-		pe.Message = strings.ReplaceAll(pe.Message, m.cfg.key, "[REDACTED]")
-	}
-	return err
-}

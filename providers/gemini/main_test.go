@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,7 +77,7 @@ func streamFixture(t testing.TB, name string) []byte {
 
 // decodeStream runs the stream decoder over body, read through r.
 func decodeStream(m *Model, r io.Reader) (deltas []runlet.StreamEvent, resp *runlet.ModelResponse, err error) {
-	err = m.readStream(context.Background(), io.NopCloser(r), func(ev runlet.StreamEvent) bool {
+	err = m.readStream(context.Background(), &http.Response{Body: io.NopCloser(r)}, func(ev runlet.StreamEvent) bool {
 		if ev.Kind == runlet.StreamDone {
 			resp = ev.Response
 		} else {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
@@ -226,7 +227,7 @@ func thinking(g *wireGenerationConfig) map[string]any {
 }
 
 func (m *Model) invalid(msg string, err error) *runlet.ProviderError {
-	return &runlet.ProviderError{Provider: m.cfg.name, Message: msg, Err: err}
+	return httpc.RequestError(m.cfg.name, msg, err)
 }
 
 // toolConfig maps a tool choice to a functionCallingConfig; nil for the

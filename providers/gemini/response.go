@@ -121,6 +121,7 @@ type assembler struct {
 	id       string
 	model    string
 	finished bool // a finish reason or prompt block arrived
+	size     httpc.Budget
 }
 
 // add takes one response or chunk and calls emit for each delta (emit may
@@ -152,6 +153,9 @@ func (a *assembler) add(r *wireResponse, emit func(runlet.StreamEvent)) error {
 		}
 		for j := range c.Content.Parts {
 			a.part(&c.Content.Parts[j], emit)
+			if err := a.size.Err(); err != nil {
+				return err
+			}
 		}
 		if c.FinishReason != "" {
 			a.finish, a.message, a.finished = c.FinishReason, c.FinishMessage, true
@@ -162,6 +166,14 @@ func (a *assembler) add(r *wireResponse, emit func(runlet.StreamEvent)) error {
 
 func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 	sig := p.ThoughtSignature
+	n := len(sig)
+	if p.Text != nil {
+		n += len(*p.Text)
+	}
+	if fc := p.FunctionCall; fc != nil {
+		n += len(fc.ID) + len(fc.Name) + len(fc.Args)
+	}
+	_ = a.size.Add(n)
 	switch {
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
