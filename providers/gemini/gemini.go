@@ -170,4 +170,3 @@ func (m *Model) incomplete(cause error) *runlet.ProviderError {
 func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.TrimSpace(h.Get("Content-Type")), "text/event-stream")
 }
-
