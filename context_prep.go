@@ -25,10 +25,7 @@ func KeepLastTurns(n int) Preparer {
 	})
 }
 
-// TokenEstimator estimates the tokens a message costs.
-type TokenEstimator func(Message) int
-
-// EstimateTokens is the default TokenEstimator: about one token per four
+// EstimateTokens is TokenBudget's default estimate of a message's tokens: about one token per four
 // bytes of text, arguments and results (one per character for text outside
 // ASCII, which tokenizes denser), plus a small per-message and per-part
 // overhead, and a flat 1,000 tokens per image or file. It errs on the high
@@ -68,7 +65,7 @@ func textTokens(s string) int {
 // call, or after a change of the kept window, it estimates everything,
 // instructions and tool schemas included. If even the newest turn does not
 // fit it fails with ErrContextOverflow.
-func TokenBudget(max int, est TokenEstimator) Preparer {
+func TokenBudget(max int, est func(Message) int) Preparer {
 	if est == nil {
 		est = EstimateTokens
 	}

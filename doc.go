@@ -72,7 +72,7 @@
 // short-circuit or deny tool calls, ask for human approval. Observers only
 // watch. Preparers shape the context before every model call (KeepLastTurns,
 // TokenBudget, Summarizer). Stores keep session history, session key-value
-// state and checkpoints of interrupted runs; MemoryStore is built in,
+// state and checkpoints of interrupted runs; NewMemoryStore is built in,
 // store/sqlite and store/postgres are durable.
 //
 // # State, crash safety and resume

@@ -175,11 +175,10 @@ func errorType(err error, policy string) string {
 	return "error"
 }
 
-// DenyError, returned by a BeforeToolCall hook, denies a call: the model sees
-// an is-error result with Reason and the run goes on.
-type DenyError struct{ Reason string }
+// Deny returns the error a BeforeToolCall hook returns to deny a call: the
+// model sees an is-error result with reason and the run goes on.
+func Deny(reason string) error { return &denyError{reason: reason} }
 
-func (e *DenyError) Error() string { return "denied: " + e.Reason }
+type denyError struct{ reason string }
 
-// Deny returns a *DenyError with the reason the model will see.
-func Deny(reason string) error { return &DenyError{Reason: reason} }
+func (e *denyError) Error() string { return "denied: " + e.reason }

@@ -19,7 +19,7 @@ type weatherIn struct {
 	City string `json:"city" jsonschema:"city name"`
 }
 
-func weatherTool() *runlet.FuncTool {
+func weatherTool() runlet.Tool {
 	return runlet.NewTool("get_weather", "Current weather for a city.",
 		func(ctx context.Context, in weatherIn) (string, error) {
 			return "sunny in " + in.City, nil

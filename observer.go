@@ -57,21 +57,19 @@ func (o *JSONLObserver) Err() error {
 	return o.err
 }
 
-// SlogObserver logs events with log/slog: deltas at Debug, tool and model
-// events at Info, failures at Error. Request and response bodies are not
-// logged, only their shape.
-type SlogObserver struct{ l *slog.Logger }
-
-// NewSlogObserver returns an observer logging to l (slog.Default() if nil).
-func NewSlogObserver(l *slog.Logger) *SlogObserver {
+// NewSlogObserver returns an observer logging events to l (slog.Default()
+// if nil): deltas at Debug, tool and model events at Info, failures at
+// Error. Request and response bodies are not logged, only their shape.
+func NewSlogObserver(l *slog.Logger) Observer {
 	if l == nil {
 		l = slog.Default()
 	}
-	return &SlogObserver{l: l}
+	return &slogObserver{l: l}
 }
 
-// Observe implements Observer.
-func (o *SlogObserver) Observe(ctx context.Context, ev Event) {
+type slogObserver struct{ l *slog.Logger }
+
+func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 	h := ev.Header()
 	level := slog.LevelInfo
 	attrs := make([]slog.Attr, 0, 8)

@@ -17,7 +17,7 @@ type RuntimeOption interface{ applyRuntime(*Runtime) }
 type RunOption interface{ applyRun(*runConfig) }
 
 // ToolOption configures a tool made by NewTool.
-type ToolOption interface{ applyTool(*FuncTool) }
+type ToolOption interface{ applyTool(*funcTool) }
 
 // SharedOption is an option for a Runtime, where it is the default of every
 // run, and for one run, where it wins over the Runtime's.
@@ -67,9 +67,9 @@ type runOption func(*runConfig)
 
 func (o runOption) applyRun(c *runConfig) { o(c) }
 
-type toolOption func(*FuncTool)
+type toolOption func(*funcTool)
 
-func (o toolOption) applyTool(t *FuncTool) { o(t) }
+func (o toolOption) applyTool(t *funcTool) { o(t) }
 
 type sharedOption func(*scope)
 
@@ -83,7 +83,7 @@ type toolLimitOption struct {
 
 func (o toolLimitOption) applyRuntime(rt *Runtime) { o.scope(&rt.scope) }
 func (o toolLimitOption) applyRun(c *runConfig)    { o.scope(&c.scope) }
-func (o toolLimitOption) applyTool(t *FuncTool)    { o.tool(&t.policy) }
+func (o toolLimitOption) applyTool(t *funcTool)    { o.tool(&t.policy) }
 
 // WithObservers adds observers; they see every event, in order. On a run
 // they come after the Runtime's.
@@ -139,26 +139,12 @@ func WithMaxToolOutput(n int) ToolLimitOption {
 
 // WithStore sets the session, state and checkpoint store:
 // NewMemoryStore() for one process, store/sqlite or store/postgres to keep
-// sessions across processes. Without a session store (WithStore or
-// WithSessionStore), a run WithSession fails before any model call, rather
-// than start a session that nothing keeps.
+// sessions across processes. Without a store, a run WithSession fails
+// before any model call, rather than start a session that nothing keeps. To
+// keep sessions, state and checkpoints in different places, pass a struct
+// embedding one SessionStore, StateStore and CheckpointStore each.
 func WithStore(s Store) RuntimeOption {
 	return runtimeOption(func(rt *Runtime) { rt.sessions, rt.state, rt.checkpoints = s, s, s })
-}
-
-// WithSessionStore sets only the session history store.
-func WithSessionStore(s SessionStore) RuntimeOption {
-	return runtimeOption(func(rt *Runtime) { rt.sessions = s })
-}
-
-// WithStateStore sets only the key-value state store.
-func WithStateStore(s StateStore) RuntimeOption {
-	return runtimeOption(func(rt *Runtime) { rt.state = s })
-}
-
-// WithCheckpointStore sets only the checkpoint store.
-func WithCheckpointStore(s CheckpointStore) RuntimeOption {
-	return runtimeOption(func(rt *Runtime) { rt.checkpoints = s })
 }
 
 // WithToolConcurrency bounds how many tool calls of one turn run at once
@@ -226,10 +212,10 @@ func WithSettings(s Settings) RunOption {
 // WithApproval makes every call of the tool wait for a human decision (see
 // Runtime.Resume).
 func WithApproval() ToolOption {
-	return toolOption(func(t *FuncTool) { t.policy.RequiresApproval = true })
+	return toolOption(func(t *funcTool) { t.policy.RequiresApproval = true })
 }
 
 // WithInputSchema replaces the tool's inferred input schema.
 func WithInputSchema(s *jsonschema.Schema) ToolOption {
-	return toolOption(func(t *FuncTool) { t.spec.InputSchema = s })
+	return toolOption(func(t *funcTool) { t.spec.InputSchema = s })
 }

@@ -252,7 +252,7 @@ func TestResumeAfterCommittedTurnsInSession(t *testing.T) {
 
 // interruptible returns a scripted model and an agent whose delete_file
 // tool needs approval, and the store the run checkpoints to.
-func interruptible(replies ...runlettest.Reply) (*runlet.MemoryStore, *runlettest.Model, *runlet.Agent) {
+func interruptible(replies ...runlettest.Reply) (runlet.Store, *runlettest.Model, *runlet.Agent) {
 	var deleted []string
 	var mu sync.Mutex
 	model := runlettest.NewModel(replies...)

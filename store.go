@@ -44,7 +44,7 @@ type CheckpointStore interface {
 }
 
 // Store is a SessionStore, StateStore and CheckpointStore in one, like
-// MemoryStore and the stores in store/.
+// NewMemoryStore's and the stores in store/.
 type Store interface {
 	SessionStore
 	StateStore
@@ -91,26 +91,26 @@ type Checkpoint struct {
 	CreatedAt time.Time    `json:"created_at"`
 }
 
-// MemoryStore is an in-memory Store, safe for concurrent use. Values are
-// copied in and out, so callers cannot change stored state by accident.
-type MemoryStore struct {
+// memoryStore is NewMemoryStore's Store.
+type memoryStore struct {
 	mu          sync.Mutex
 	sessions    map[string][]Message
 	state       map[string]map[string][]byte
 	checkpoints map[string][]byte // JSON, so a checkpoint is deep-copied
 }
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{
+// NewMemoryStore returns an empty in-memory Store, safe for concurrent use,
+// for one process and tests. Values are copied in and out, so callers
+// cannot change stored state by accident.
+func NewMemoryStore() Store {
+	return &memoryStore{
 		sessions:    map[string][]Message{},
 		state:       map[string]map[string][]byte{},
 		checkpoints: map[string][]byte{},
 	}
 }
 
-// LoadSession implements SessionStore.
-func (s *MemoryStore) LoadSession(ctx context.Context, sessionID string) ([]Message, error) {
+func (s *memoryStore) LoadSession(ctx context.Context, sessionID string) ([]Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -119,8 +119,7 @@ func (s *MemoryStore) LoadSession(ctx context.Context, sessionID string) ([]Mess
 	return cloneMessages(s.sessions[sessionID]), nil
 }
 
-// AppendSession implements SessionStore.
-func (s *MemoryStore) AppendSession(ctx context.Context, sessionID string, after int, msgs []Message) error {
+func (s *memoryStore) AppendSession(ctx context.Context, sessionID string, after int, msgs []Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -162,8 +161,7 @@ func cloneMessages(msgs []Message) []Message {
 	return out
 }
 
-// GetState implements StateStore.
-func (s *MemoryStore) GetState(ctx context.Context, sessionID, key string) ([]byte, error) {
+func (s *memoryStore) GetState(ctx context.Context, sessionID, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -176,8 +174,7 @@ func (s *MemoryStore) GetState(ctx context.Context, sessionID, key string) ([]by
 	return slices.Clone(v), nil
 }
 
-// SetState implements StateStore.
-func (s *MemoryStore) SetState(ctx context.Context, sessionID, key string, value []byte) error {
+func (s *memoryStore) SetState(ctx context.Context, sessionID, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -192,8 +189,7 @@ func (s *MemoryStore) SetState(ctx context.Context, sessionID, key string, value
 	return nil
 }
 
-// DeleteState implements StateStore.
-func (s *MemoryStore) DeleteState(ctx context.Context, sessionID, key string) error {
+func (s *memoryStore) DeleteState(ctx context.Context, sessionID, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -203,8 +199,7 @@ func (s *MemoryStore) DeleteState(ctx context.Context, sessionID, key string) er
 	return nil
 }
 
-// SaveCheckpoint implements CheckpointStore.
-func (s *MemoryStore) SaveCheckpoint(ctx context.Context, cp *Checkpoint) error {
+func (s *memoryStore) SaveCheckpoint(ctx context.Context, cp *Checkpoint) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -218,17 +213,15 @@ func (s *MemoryStore) SaveCheckpoint(ctx context.Context, cp *Checkpoint) error 
 	return nil
 }
 
-// LoadCheckpoint implements CheckpointStore.
-func (s *MemoryStore) LoadCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
+func (s *memoryStore) LoadCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
 	return s.loadCheckpoint(ctx, runID, false)
 }
 
-// ClaimCheckpoint implements CheckpointStore.
-func (s *MemoryStore) ClaimCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
+func (s *memoryStore) ClaimCheckpoint(ctx context.Context, runID string) (*Checkpoint, error) {
 	return s.loadCheckpoint(ctx, runID, true)
 }
 
-func (s *MemoryStore) loadCheckpoint(ctx context.Context, runID string, claim bool) (*Checkpoint, error) {
+func (s *memoryStore) loadCheckpoint(ctx context.Context, runID string, claim bool) (*Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -248,8 +241,7 @@ func (s *MemoryStore) loadCheckpoint(ctx context.Context, runID string, claim bo
 	return &cp, nil
 }
 
-// DeleteCheckpoint implements CheckpointStore.
-func (s *MemoryStore) DeleteCheckpoint(ctx context.Context, runID string) error {
+func (s *memoryStore) DeleteCheckpoint(ctx context.Context, runID string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

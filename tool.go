@@ -21,7 +21,8 @@ type Tool interface {
 }
 
 // ToolPolicy is how the runtime treats a tool. A Tool may provide one by
-// implementing interface{ Policy() ToolPolicy }; tools made by NewTool do.
+// implementing interface{ Policy() ToolPolicy }; tools made by NewTool do,
+// from their ToolOptions.
 type ToolPolicy struct {
 	// Timeout bounds one call; zero means the run's or Runtime's.
 	Timeout time.Duration
@@ -33,8 +34,8 @@ type ToolPolicy struct {
 	RequiresApproval bool
 }
 
-// FuncTool is a Tool backed by a typed Go function; see NewTool.
-type FuncTool struct {
+// funcTool is a Tool backed by a typed Go function; see NewTool.
+type funcTool struct {
 	spec     ToolSpec
 	policy   ToolPolicy
 	resolved *jsonschema.Resolved
@@ -50,7 +51,7 @@ type FuncTool struct {
 //
 // NewTool panics if In's schema cannot be inferred (a programming error, like
 // regexp.MustCompile); use NewToolE to get the error instead.
-func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) *FuncTool {
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) Tool {
 	t, err := NewToolE(name, description, fn, opts...)
 	if err != nil {
 		panic(err)
@@ -61,14 +62,14 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 // NewToolE is NewTool returning an error instead of panicking. Both refuse
 // what a provider would reject: a name outside ^[a-zA-Z0-9_-]{1,64}$ and an
 // input schema that is not an object (In a string, say).
-func NewToolE[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) (*FuncTool, error) {
+func NewToolE[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error), opts ...ToolOption) (Tool, error) {
 	if !validToolName(name) {
 		return nil, fmt.Errorf("runlet: tool name %q: use 1 to 64 ASCII letters, digits, '_' or '-' (what every provider accepts)", name)
 	}
 	if fn == nil {
 		return nil, fmt.Errorf("runlet: tool %q has a nil func", name)
 	}
-	t := &FuncTool{spec: ToolSpec{Name: name, Description: description}}
+	t := &funcTool{spec: ToolSpec{Name: name, Description: description}}
 	if reflect.TypeFor[In]() == reflect.TypeFor[struct{}]() || reflect.TypeFor[In]() == reflect.TypeFor[any]() {
 		t.spec.InputSchema = &jsonschema.Schema{Type: "object"}
 	} else {
@@ -119,15 +120,11 @@ func encodeOutput(out any) (string, error) {
 	return string(b), nil
 }
 
-// Spec implements Tool.
-func (t *FuncTool) Spec() ToolSpec { return t.spec }
+func (t *funcTool) Spec() ToolSpec { return t.spec }
 
-// Policy returns the tool's timeout and approval policy.
-func (t *FuncTool) Policy() ToolPolicy { return t.policy }
+func (t *funcTool) Policy() ToolPolicy { return t.policy }
 
-// Call implements Tool: it validates args against the input schema, then
-// runs the function.
-func (t *FuncTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+func (t *funcTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	if err := t.validate(args); err != nil {
 		return "", err
 	}
@@ -135,7 +132,7 @@ func (t *FuncTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 }
 
 // validate checks args against the input schema.
-func (t *FuncTool) validate(args json.RawMessage) error {
+func (t *funcTool) validate(args json.RawMessage) error {
 	if t.resolved == nil {
 		return nil
 	}

@@ -99,10 +99,10 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 			continue
 		}
 		res, err := h.BeforeToolCall(r.ctx, c)
-		var deny *DenyError
+		var deny *denyError
 		switch {
 		case errors.As(err, &deny):
-			return errorResult(*c, "Error: call denied: "+deny.Reason), ToolDenied, verdictDone, nil
+			return errorResult(*c, "Error: call denied: "+deny.reason), ToolDenied, verdictDone, nil
 		case errors.Is(err, ErrApprovalRequired):
 			if r.approved[c.ID] {
 				continue
@@ -229,7 +229,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	if inv.timeout <= 0 {
 		inv.timeout = r.toolTimeout
 	}
-	if ft, ok := t.(*FuncTool); ok {
+	if ft, ok := t.(*funcTool); ok {
 		// Validate here, where the stack is already grown: the validator
 		// recurses deeply, which is costly on a fresh worker goroutine.
 		if err := ft.validate(args); err != nil {
