@@ -86,3 +86,32 @@ func BenchmarkPartialJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOutputStreamLong follows a 20 KB answer streamed in 4-byte
+// deltas, as a run does to emit OutputPartial events.
+func BenchmarkOutputStreamLong(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"number":"INV","customer":"Ada","paid":true,"lines":[`)
+	for i := 0; sb.Len() < 20<<10; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"sku":"SKU-` + strconv.Itoa(i) + `","quantity":3,"price":1.25,"note":"a longer note to make the line longer"}`)
+	}
+	sb.WriteString(`]}`)
+	raw := sb.String()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		o := &outputState{mode: OutputNative, callIndex: -1}
+		events := 0
+		for i := 0; i < len(raw); i += 4 {
+			if _, ok := o.partial(StreamEvent{Kind: StreamTextDelta, Delta: raw[i:min(i+4, len(raw))]}); ok {
+				events++
+			}
+		}
+		if events < 50 {
+			b.Fatalf("%d partial events", events)
+		}
+	}
+}

@@ -31,6 +31,7 @@ type outputState struct {
 	// streaming, reset for every model call
 	buf       []byte
 	callIndex int    // OutputTool: stream index of the output call; -1 until seen
+	parsed    int    // len(buf) when last parsed
 	last      string // last partial JSON emitted
 }
 
@@ -140,7 +141,7 @@ func wrapSchema(s *jsonschema.Schema) *jsonschema.Schema {
 
 // shapeRequest puts the output schema into req the way the mode needs.
 func (o *outputState) shapeRequest(req *ModelRequest) {
-	o.buf, o.callIndex, o.last = o.buf[:0], -1, ""
+	o.buf, o.callIndex, o.parsed, o.last = o.buf[:0], -1, 0, ""
 	switch o.mode {
 	case OutputNative:
 		s := *o.schema
@@ -371,6 +372,17 @@ func lookupRef(root *jsonschema.Schema, ref string) *jsonschema.Schema {
 // answer's parsed prefix changes.
 func (r *run) outputDelta(ev StreamEvent) {
 	o := r.out
+	if js, ok := o.partial(ev); ok {
+		r.emit(&OutputPartial{Mode: o.mode, Attempt: o.attempts + 1, JSON: js})
+	}
+}
+
+// partial adds a delta of the answer and returns the JSON of the value
+// parsed so far, if it changed. Parsing starts over from the first byte
+// each time, so it is done only once the answer grew by 1/16 of what was
+// parsed before: a long answer costs O(n log n), not O(n²), and a short
+// one is parsed at almost every delta.
+func (o *outputState) partial(ev StreamEvent) (json.RawMessage, bool) {
 	switch {
 	case ev.Kind == StreamTextDelta && o.mode != OutputTool:
 	case ev.Kind == StreamToolCallDelta && o.mode == OutputTool:
@@ -378,12 +390,16 @@ func (r *run) outputDelta(ev StreamEvent) {
 			o.callIndex = ev.Index
 		}
 		if ev.Index != o.callIndex {
-			return
+			return nil, false
 		}
 	default:
-		return
+		return nil, false
 	}
 	o.buf = append(o.buf, ev.Delta...)
+	if len(o.buf)-o.parsed < o.parsed/16 {
+		return nil, false
+	}
+	o.parsed = len(o.buf)
 	text := o.buf
 	if o.mode == OutputPrompted {
 		text = skipFenceStart(text)
@@ -394,14 +410,14 @@ func (r *run) outputDelta(ev StreamEvent) {
 		v, ok = m["value"], isObj && m["value"] != nil
 	}
 	if !ok {
-		return
+		return nil, false
 	}
 	js, err := json.Marshal(v)
 	if err != nil || string(js) == o.last {
-		return
+		return nil, false
 	}
 	o.last = string(js)
-	r.emit(&OutputPartial{Mode: o.mode, Attempt: o.attempts + 1, JSON: js})
+	return js, true
 }
 
 // skipFenceStart skips leading space and the opening line of a code fence.
