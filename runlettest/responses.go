@@ -67,6 +67,10 @@ type ResponsesTurn struct {
 	// an HTTP 200 stream that then ends without a terminal event.
 	Error      *WireError
 	ErrorAfter int
+	// Body, when set, is sent verbatim instead (as text/event-stream when
+	// the request streams, else as application/json): a recorded response
+	// to replay, or a malformed one.
+	Body []byte
 }
 
 // ResponsesError is the error of a failed response.
@@ -181,6 +185,16 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	chunk := chunkSize(s.ChunkSize, 0)
+	if turn.Body != nil {
+		rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
+		if body.Stream {
+			rw.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			rw.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = rw.Write(turn.Body)
+		return
+	}
 	if turn.Error != nil && (!body.Stream || turn.ErrorAfter <= 0) {
 		rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
 		respFakeError(rw, turn.Error.status(), turn.Error.Type, turn.Error.Code, turn.Error.Message)
@@ -217,7 +231,7 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 
 // respFromReply renders a provider-neutral reply.
 func respFromReply(w WireReply) ResponsesTurn {
-	t := ResponsesTurn{ID: w.ID, Model: w.Model, Error: w.Error, ErrorAfter: w.ErrorAfter}
+	t := ResponsesTurn{ID: w.ID, Model: w.Model, Error: w.Error, ErrorAfter: w.ErrorAfter, Body: w.Body}
 	if w.Reasoning != "" || w.ReasoningSignature != "" {
 		t.Items = append(t.Items, ResponsesReasoning(w.ReasoningSignature, w.Reasoning))
 	}

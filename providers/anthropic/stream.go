@@ -56,6 +56,7 @@ type blockState struct {
 	input     json.RawMessage // tool_use input given whole in content_block_start
 	gotJSON   bool            // an input_json_delta arrived
 	signature string          // thinking signature, assembled from signature_delta
+	sigParts  []byte          // signature_delta fragments after the first (amortised append)
 }
 
 // decoder turns Messages API stream events into runlet stream events and
@@ -227,8 +228,15 @@ func (d *decoder) delta(i int, dl *eventDelta) (out runlet.StreamEvent, ok bool,
 		out = runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: dl.Thinking}
 	case b.kind == blockThinking && dl.Type == "signature_delta":
 		_ = d.size.Add(len(dl.Signature))
-		b.signature += dl.Signature
-		d.acc.SetReasoningState(runlet.ReasoningPart{Signature: b.signature})
+		if b.signature == "" {
+			// Nearly always the only one: set at once.
+			b.signature = dl.Signature
+			d.acc.SetReasoningState(runlet.ReasoningPart{Signature: b.signature})
+		} else {
+			// More fragments: joined once, when the block stops (a
+			// string += per fragment would be quadratic).
+			b.sigParts = append(b.sigParts, dl.Signature...)
+		}
 		return out, false, nil
 	default:
 		return out, false, nil // citations_delta, unknown deltas, skipped blocks
@@ -248,6 +256,11 @@ func (d *decoder) stopBlock() (out runlet.StreamEvent, ok bool, err error) {
 			d.add(out)
 			d.acc.EndPart()
 			return out, true, nil
+		}
+		if len(b.sigParts) > 0 {
+			b.signature += string(b.sigParts)
+			b.sigParts = nil
+			d.acc.SetReasoningState(runlet.ReasoningPart{Signature: b.signature})
 		}
 	}
 	d.acc.EndPart()
