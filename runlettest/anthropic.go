@@ -227,12 +227,7 @@ func (s *AnthropicServer) serve(rw http.ResponseWriter, r *http.Request) {
 		resp.Usage = AnthropicUsage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
 	}
 	if resp.Body != nil {
-		if body.Stream {
-			rw.Header().Set("Content-Type", "text/event-stream")
-		} else {
-			rw.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = rw.Write(resp.Body)
+		writeVerbatim(rw, resp.Body, body.Stream)
 		return
 	}
 	if body.Stream {

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
-	"github.com/runlet/runlet/providers/anthropic"
-	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -44,15 +42,7 @@ func assertNoKeyFragment(t *testing.T, where string, err error) {
 func TestNoPartOfTheKeyInAnyError(t *testing.T) {
 	pad := strings.Repeat("x", 480) // the key straddles the 500-byte message cut
 	for _, c := range wireCases(t) {
-		var model runlet.Model
-		switch c.name {
-		case "chat":
-			model = openai.NewChatCompletions(openai.Config{BaseURL: c.srv.BaseURL(), APIKey: leakKey, Model: "m", MaxRetries: -1})
-		case "responses":
-			model = openai.NewResponses(openai.Config{BaseURL: c.srv.BaseURL(), APIKey: leakKey, Model: "m", MaxRetries: -1})
-		case "anthropic":
-			model = anthropic.NewMessages(anthropic.Config{BaseURL: c.srv.BaseURL(), APIKey: leakKey, Model: "m", MaxRetries: -1})
-		}
+		model := wireModel(c.name, c.srv.BaseURL(), leakKey, 0)
 		req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}}
 		faults := map[string]runlettest.Fault{
 			"html page cut mid-key":    {Status: 502, Body: "<html><body>" + pad + " " + leakKey + "</body></html>"},

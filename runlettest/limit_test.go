@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
-	"github.com/runlet/runlet/providers/anthropic"
-	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -99,15 +97,7 @@ func TestEndlessStreamStopsAtSizeLimit(t *testing.T) {
 			t.Run(api+"/"+kind, func(t *testing.T) {
 				srv := httptest.NewServer(e)
 				defer srv.Close()
-				var model runlet.Model
-				switch api {
-				case "chat":
-					model = openai.NewChatCompletions(openai.Config{BaseURL: srv.URL, APIKey: "k", Model: "m", MaxRetries: -1, MaxResponseBytes: testLimit})
-				case "responses":
-					model = openai.NewResponses(openai.Config{BaseURL: srv.URL, APIKey: "k", Model: "m", MaxRetries: -1, MaxResponseBytes: testLimit})
-				case "anthropic":
-					model = anthropic.NewMessages(anthropic.Config{BaseURL: srv.URL, APIKey: "k", Model: "m", MaxRetries: -1, MaxResponseBytes: testLimit})
-				}
+				model := wireModel(api, srv.URL, "k", testLimit)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				var ms runtime.MemStats
@@ -154,15 +144,7 @@ func TestLargeBodyStopsAtSizeLimit(t *testing.T) {
 	huge := strings.Repeat("b", 3*testLimit)
 	for _, c := range wireCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			var model runlet.Model
-			switch c.name {
-			case "chat":
-				model = openai.NewChatCompletions(openai.Config{BaseURL: c.srv.BaseURL(), APIKey: "k", Model: "m", MaxResponseBytes: testLimit})
-			case "responses":
-				model = openai.NewResponses(openai.Config{BaseURL: c.srv.BaseURL(), APIKey: "k", Model: "m", MaxResponseBytes: testLimit})
-			case "anthropic":
-				model = anthropic.NewMessages(anthropic.Config{BaseURL: c.srv.BaseURL(), APIKey: "k", Model: "m", MaxResponseBytes: testLimit})
-			}
+			model := wireModel(c.name, c.srv.BaseURL(), "k", testLimit)
 			c.srv.EnqueueReplies(runlettest.WireReply{Text: huge}, runlettest.WireReply{Text: "never"})
 			_, err := model.Generate(context.Background(), &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}})
 			if !errors.Is(err, runlet.ErrResponseTooLarge) || len(c.srv.Requests()) != 1 {

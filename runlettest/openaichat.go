@@ -196,12 +196,7 @@ func (s *OpenAIChatServer) serve(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if reply.Body != nil {
-		if body.Stream {
-			rw.Header().Set("Content-Type", "text/event-stream")
-		} else {
-			rw.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = rw.Write(reply.Body)
+		writeVerbatim(rw, reply.Body, body.Stream)
 		return
 	}
 	if body.Stream {

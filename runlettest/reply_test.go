@@ -18,6 +18,18 @@ type wireCase struct {
 	model runlet.Model
 }
 
+// wireModel is the adapter for the named fake server, with the given key
+// and response size limit (0: the default) and no retries.
+func wireModel(name, baseURL, key string, limit int64) runlet.Model {
+	switch name {
+	case "chat":
+		return openai.NewChatCompletions(openai.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+	case "responses":
+		return openai.NewResponses(openai.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+	}
+	return anthropic.NewMessages(anthropic.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+}
+
 func wireCases(t *testing.T) []wireCase {
 	t.Helper()
 	chat := runlettest.NewOpenAIChatServer()
@@ -27,9 +39,9 @@ func wireCases(t *testing.T) []wireCase {
 		t.Cleanup(s.Close)
 	}
 	return []wireCase{
-		{"chat", chat, openai.NewChatCompletions(openai.Config{BaseURL: chat.BaseURL(), APIKey: "k", Model: "m", MaxRetries: -1})},
-		{"responses", resp, openai.NewResponses(openai.Config{BaseURL: resp.BaseURL(), APIKey: "k", Model: "m", MaxRetries: -1})},
-		{"anthropic", anth, anthropic.NewMessages(anthropic.Config{BaseURL: anth.BaseURL(), APIKey: "k", Model: "m", MaxRetries: -1})},
+		{"chat", chat, wireModel("chat", chat.BaseURL(), "k", 0)},
+		{"responses", resp, wireModel("responses", resp.BaseURL(), "k", 0)},
+		{"anthropic", anth, wireModel("anthropic", anth.BaseURL(), "k", 0)},
 	}
 }
 

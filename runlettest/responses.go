@@ -187,12 +187,7 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 	chunk := chunkSize(s.ChunkSize, 0)
 	if turn.Body != nil {
 		rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
-		if body.Stream {
-			rw.Header().Set("Content-Type", "text/event-stream")
-		} else {
-			rw.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = rw.Write(turn.Body)
+		writeVerbatim(rw, turn.Body, body.Stream)
 		return
 	}
 	if turn.Error != nil && (!body.Stream || turn.ErrorAfter <= 0) {

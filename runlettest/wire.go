@@ -88,6 +88,17 @@ func writeStatusFault(rw http.ResponseWriter, f *Fault) bool {
 	return true
 }
 
+// writeVerbatim sends a scripted Body as is: as an event stream when the
+// request streams, else as JSON.
+func writeVerbatim(rw http.ResponseWriter, body []byte, stream bool) {
+	if stream {
+		rw.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		rw.Header().Set("Content-Type", "application/json")
+	}
+	_, _ = rw.Write(body)
+}
+
 // resetConn closes the underlying connection without a proper HTTP ending.
 // It does not flush first: events already written were flushed one by one,
 // and a reset before any body byte must not send a status line either.
