@@ -100,9 +100,10 @@ type chatFile struct {
 }
 
 type chatToolCall struct {
-	ID       string           `json:"id"`
-	Type     string           `json:"type"`
-	Function chatFunctionCall `json:"function"`
+	ID           string            `json:"id"`
+	Type         string            `json:"type"`
+	Function     chatFunctionCall  `json:"function"`
+	ExtraContent *chatExtraContent `json:"extra_content,omitempty"`
 }
 
 type chatFunctionCall struct {
@@ -440,8 +441,13 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			cm.ToolCalls = append(cm.ToolCalls, chatToolCall{ID: p.ID, Type: "function",
-				Function: chatFunctionCall{Name: p.Name, Arguments: args}})
+			tc := chatToolCall{ID: p.ID, Type: "function", Function: chatFunctionCall{Name: p.Name, Arguments: args}}
+			if p.Signature != "" && p.Provider == provider {
+				// Sent back unchanged, on the call, only to the server that signed it.
+				tc.ExtraContent = &chatExtraContent{}
+				tc.ExtraContent.Google.ThoughtSignature = p.Signature
+			}
+			cm.ToolCalls = append(cm.ToolCalls, tc)
 		case runlet.ToolResultPart:
 			return nil, fmt.Errorf("an assistant message cannot hold a tool result")
 		default:

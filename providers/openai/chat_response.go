@@ -36,7 +36,38 @@ type chatRespMsg struct {
 			Name      string  `json:"name"`
 			Arguments chatStr `json:"arguments"`
 		} `json:"function"`
+		ExtraContent *chatExtraContent `json:"extra_content"`
 	} `json:"tool_calls"`
+	// ExtraContent on the message is where Gemini's compatible endpoint
+	// first put a tool call's thought signature (2025); it now puts it on
+	// the call.
+	ExtraContent *chatExtraContent `json:"extra_content"`
+}
+
+// chatExtraContent is the provider state Gemini's OpenAI-compatible
+// endpoint attaches to a tool call: its thought signature, which Gemini 3
+// needs back on that call in the next request.
+type chatExtraContent struct {
+	Google struct {
+		ThoughtSignature string `json:"thought_signature"`
+	} `json:"google"`
+}
+
+// signature returns the thought signature, "" when there is none.
+func (e *chatExtraContent) signature() string {
+	if e == nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
+}
+
+// signedCall returns a tool call carrying a thought signature, tagged with
+// the adapter that received it (only that one sends it back).
+func signedCall(tc runlet.ToolCallPart, sig, provider string) runlet.ToolCallPart {
+	if sig != "" {
+		tc.Signature, tc.Provider = sig, provider
+	}
+	return tc
 }
 
 // chatUsage is the usage object, with the fields compatible servers add.
@@ -169,8 +200,12 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 		if id == "" {
 			id = "call_" + strconv.Itoa(i)
 		}
-		msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: id, Name: tc.Function.Name,
-			Arguments: json.RawMessage(string(args))})
+		sig := tc.ExtraContent.signature()
+		if i == 0 && sig == "" {
+			sig = ch.Message.ExtraContent.signature()
+		}
+		msg.Parts = append(msg.Parts, signedCall(runlet.ToolCallPart{ID: id, Name: tc.Function.Name,
+			Arguments: json.RawMessage(string(args))}, sig, provider))
 	}
 	out := &runlet.ModelResponse{
 		Message:      msg,

@@ -51,6 +51,7 @@ type chatToolCallDelta struct {
 		Name      string  `json:"name"`
 		Arguments chatStr `json:"arguments"`
 	} `json:"function"`
+	ExtraContent *chatExtraContent `json:"extra_content"`
 }
 
 func (c *chatChunk) reset() {
@@ -66,7 +67,7 @@ func (c *chatChunk) reset() {
 		calls := d.ToolCalls[:cap(d.ToolCalls)]
 		for j := range calls {
 			tc := &calls[j]
-			tc.Index, tc.ID, tc.Function.Name = chatOptInt{}, "", ""
+			tc.Index, tc.ID, tc.Function.Name, tc.ExtraContent = chatOptInt{}, "", "", nil
 			tc.Function.Arguments.reset()
 		}
 		d.ToolCalls = d.ToolCalls[:0]
@@ -113,6 +114,7 @@ type chatCall struct {
 	index   int // the server's index; -1 when the server sent none
 	id      string
 	name    string
+	sig     string // Gemini's thought signature (extra_content)
 	started bool
 	carry   chatCarry
 }
@@ -291,6 +293,10 @@ func (d *chatDecoder) toolCall(tc *chatToolCallDelta) {
 		pos = len(d.calls) - 1
 	}
 	c := &d.calls[pos]
+	if sig := tc.ExtraContent.signature(); sig != "" {
+		c.sig = sig
+		_ = d.size.Add(len(sig))
+	}
 	ev := runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: pos}
 	if tc.ID != "" && c.id == "" {
 		c.id, ev.ID = tc.ID, tc.ID
@@ -343,8 +349,11 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 		if tc, ok := p.(runlet.ToolCallPart); ok {
 			if tc.ID == "" {
 				tc.ID = "call_" + strconv.Itoa(k)
-				resp.Message.Parts[i] = tc
 			}
+			if k < len(d.calls) {
+				tc = signedCall(tc, d.calls[k].sig, d.provider)
+			}
+			resp.Message.Parts[i] = tc
 			k++
 		}
 	}
