@@ -223,7 +223,7 @@ func TestSummarizer(t *testing.T) {
 
 // summarizingRun runs an agent whose history is long enough for the
 // Summarizer to call its model on the first turn.
-func summarizingRun(t *testing.T, opts ...runlet.RuntimeOption) (*runlet.Result, error, []runlet.Event, *runlettest.Model) {
+func summarizingRun(t *testing.T, opts ...runlet.RuntimeOption) (*runlet.Result, []runlet.Event, *runlettest.Model, error) {
 	t.Helper()
 	summary := runlettest.TextReply("the summary")
 	summary.Response.Usage = runlet.Usage{InputTokens: 100, OutputTokens: 7}
@@ -241,13 +241,13 @@ func summarizingRun(t *testing.T, opts ...runlet.RuntimeOption) (*runlet.Result,
 	if len(summaries.Requests()) != 1 {
 		t.Fatalf("summariser called %d times", len(summaries.Requests()))
 	}
-	return res, err, evs, agentModel
+	return res, evs, agentModel, err
 }
 
 // Every model call the runtime makes is accounted for: the Summarizer's
 // call is in the run's usage, split by purpose, and in labelled events.
 func TestSummarizerCallsAreAccounted(t *testing.T) {
-	res, err, evs, _ := summarizingRun(t)
+	res, evs, _, err := summarizingRun(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestSummarizerCallsCountAgainstLimits(t *testing.T) {
 		{runlet.UsageLimits{Requests: 1}, "usage_limit:requests"},
 		{runlet.UsageLimits{InputTokens: 50}, "usage_limit:input_tokens"},
 	} {
-		res, err, _, agentModel := summarizingRun(t, runlet.WithLimits(tc.limits))
+		res, _, agentModel, err := summarizingRun(t, runlet.WithLimits(tc.limits))
 		var pe *runlet.PolicyError
 		if !errors.As(err, &pe) || pe.Policy != tc.policy {
 			t.Fatalf("limits %+v: err = %v", tc.limits, err)
