@@ -52,8 +52,9 @@ type OutputModer interface {
 // OutputFor returns an OutputSchema inferred from T, as NewTool infers input
 // schemas: field names from json tags, descriptions from `jsonschema:"..."`
 // tags, pointer fields nullable. Its Name is T's name. Use it for
-// Agent.OutputSchema, or let RunAs infer it. Schemas are cached per type;
-// treat the result as immutable.
+// Agent.OutputSchema, or let RunAs infer it. Each call returns a new
+// OutputSchema (set its Description or Mode freely), but the Schema is
+// inferred once per type and shared: do not modify it.
 //
 // OutputFor panics if T's schema cannot be inferred (a programming error,
 // such as a channel field); OutputForE returns the error.
@@ -68,19 +69,18 @@ func OutputFor[T any]() *OutputSchema {
 // OutputForE is OutputFor returning an error instead of panicking.
 func OutputForE[T any]() (*OutputSchema, error) {
 	t := reflect.TypeFor[T]()
-	if s, ok := inferred.Load(t); ok {
-		return s.(*OutputSchema), nil
+	v, ok := inferred.Load(t)
+	if !ok {
+		sch, err := jsonschema.ForType(t, nil)
+		if err != nil {
+			return nil, fmt.Errorf("runlet: output schema for %v: %w", t, err)
+		}
+		v, _ = inferred.LoadOrStore(t, sch)
 	}
-	sch, err := jsonschema.ForType(t, nil)
-	if err != nil {
-		return nil, fmt.Errorf("runlet: output schema for %v: %w", t, err)
-	}
-	s := &OutputSchema{Name: schemaName(t), Schema: sch}
-	v, _ := inferred.LoadOrStore(t, s)
-	return v.(*OutputSchema), nil
+	return &OutputSchema{Name: schemaName(t), Schema: v.(*jsonschema.Schema)}, nil
 }
 
-var inferred sync.Map // reflect.Type → *OutputSchema
+var inferred sync.Map // reflect.Type → *jsonschema.Schema
 
 // schemaName is t's name reduced to what every provider accepts as a schema
 // or tool name ([a-zA-Z0-9_-], at most 64 bytes), or "output".
