@@ -1,0 +1,103 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/runlet/runlet/internal/wirejson"
+)
+
+// thinkingOption normalises the "thinking" option: an integer budget means
+// {"type":"enabled","budget_tokens":N} (0 leaves thinking off), a string is
+// the type ("adaptive", "disabled"), and an object is sent as given.
+func thinkingOption(v any) (any, error) {
+	if n, ok := wirejson.ToInt(v); ok {
+		if n < 0 {
+			return nil, fmt.Errorf("negative budget %d", n)
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		return map[string]any{"type": "enabled", "budget_tokens": n}, nil
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		if v {
+			return nil, fmt.Errorf("true needs a budget: use an integer or an object")
+		}
+		return nil, nil
+	case string:
+		if v == "" {
+			return nil, nil
+		}
+		return map[string]any{"type": v}, nil
+	case map[string]any, json.RawMessage:
+		return v, nil
+	}
+	return nil, fmt.Errorf("want an integer budget, a type string or an object, got %T", v)
+}
+
+// thinkingBudget returns the budget_tokens of a thinking value, or 0.
+func thinkingBudget(v any) int {
+	switch v := v.(type) {
+	case map[string]any:
+		n, _ := wirejson.ToInt(v["budget_tokens"])
+		return n
+	case json.RawMessage:
+		var t struct {
+			BudgetTokens int `json:"budget_tokens"`
+		}
+		_ = json.Unmarshal(v, &t)
+		return t.BudgetTokens
+	}
+	return 0
+}
+
+// cacheControlOption normalises the "cache_control" option: true means
+// {"type":"ephemeral"}, a string is a TTL ("5m", "1h"), an object is used
+// as given, and false or nil means no caching.
+func cacheControlOption(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		if !v {
+			return nil, nil
+		}
+		return json.RawMessage(`{"type":"ephemeral"}`), nil
+	case string:
+		if v == "" {
+			return json.RawMessage(`{"type":"ephemeral"}`), nil
+		}
+		return json.Marshal(map[string]string{"type": "ephemeral", "ttl": v})
+	case map[string]any, map[string]string, json.RawMessage:
+		return json.Marshal(v)
+	}
+	return nil, fmt.Errorf("want true, a TTL string or an object, got %T", v)
+}
+
+// betasOption reads the "betas" option: a list of strings or one
+// comma-separated string.
+func betasOption(v any) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return joinBetas([]string{v}), nil
+	case []string:
+		return joinBetas(v), nil
+	case []any:
+		list := make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return "", fmt.Errorf("want strings, got %T", e)
+			}
+			list = append(list, s)
+		}
+		return joinBetas(list), nil
+	}
+	return "", fmt.Errorf("want a list of strings, got %T", v)
+}
