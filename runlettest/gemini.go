@@ -415,6 +415,10 @@ func (r GeminiResponse) stream(rw http.ResponseWriter, f *Fault) {
 			}
 		}
 	}
+	if r.Error != nil { // an error due after more events than the answer has ends it
+		w.event("", geminiErrorBody(r.Error))
+		return
+	}
 	emit([]geminiPartJSON{{Text: new(string)}}, true)
 }
 

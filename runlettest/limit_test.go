@@ -42,7 +42,15 @@ func endlessCases() map[string]map[string]endless {
 		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + rest + "}"
 	}
 	start := anth("message_start", `"message":{"id":"m1","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}`)
+	gem := func(part string) string {
+		return `data: {"candidates":[{"content":{"parts":[` + part + `],"role":"model"},"index":0}],"modelVersion":"m","responseId":"g1"}`
+	}
 	return map[string]map[string]endless{
+		"gemini": {
+			"text":      {nil, gem(`{"text":"` + chunk + `"}`)},
+			"reasoning": {nil, gem(`{"text":"` + chunk + `","thought":true}`)},
+			"arguments": {nil, gem(`{"functionCall":{"name":"f","args":{"a":"` + chunk + `"}}}`)},
+		},
 		"chat": {
 			"text":      {nil, chat(`{"content":"` + chunk + `"}`)},
 			"reasoning": {nil, chat(`{"reasoning_content":"` + chunk + `"}`)},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/gemini"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 )
@@ -26,6 +27,8 @@ func wireModel(name, baseURL, key string, limit int64) runlet.Model {
 		return openai.NewChatCompletions(openai.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
 	case "responses":
 		return openai.NewResponses(openai.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
+	case "gemini":
+		return gemini.New(gemini.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
 	}
 	return anthropic.NewMessages(anthropic.Config{BaseURL: baseURL, APIKey: key, Model: "m", MaxRetries: -1, MaxResponseBytes: limit})
 }
@@ -35,13 +38,15 @@ func wireCases(t *testing.T) []wireCase {
 	chat := runlettest.NewOpenAIChatServer()
 	resp := runlettest.NewOpenAIResponsesServer()
 	anth := runlettest.NewAnthropicServer()
-	for _, s := range []runlettest.WireServer{chat, resp, anth} {
+	gem := runlettest.NewGeminiServer()
+	for _, s := range []runlettest.WireServer{chat, resp, anth, gem} {
 		t.Cleanup(s.Close)
 	}
 	return []wireCase{
 		{"chat", chat, wireModel("chat", chat.BaseURL(), "k", 0)},
 		{"responses", resp, wireModel("responses", resp.BaseURL(), "k", 0)},
 		{"anthropic", anth, wireModel("anthropic", anth.BaseURL(), "k", 0)},
+		{"gemini", gem, wireModel("gemini", gem.BaseURL(), "k", 0)},
 	}
 }
 

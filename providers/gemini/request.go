@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -178,7 +179,11 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string,
 		gen.ResponseMimeType, gen.ResponseJSONSchema = "application/json", raw
 	}
 
-	w := wireRequest{Contents: m.contents(req.Messages, model)}
+	contents, err := m.contents(req.Messages, model)
+	if err != nil {
+		return "", nil, m.invalid("", err)
+	}
+	w := wireRequest{Contents: contents}
 	if req.Instructions != "" {
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: &req.Instructions}}}
 	}
@@ -253,10 +258,10 @@ func toolConfig(tc runlet.ToolChoice) *wireToolConfig {
 // become "model" contents, user and tool messages "user" ones, and
 // consecutive messages with the same role are merged. Messages left without
 // parts are dropped.
-func (m *Model) contents(msgs []runlet.Message, model string) []wireContent {
+func (m *Model) contents(msgs []runlet.Message, model string) ([]wireContent, error) {
 	out := make([]wireContent, 0, len(msgs))
 	names := map[string]string{} // tool call ID -> name, for function responses
-	for _, msg := range msgs {
+	for i, msg := range msgs {
 		role := "user"
 		if msg.Role == runlet.RoleAssistant {
 			role = "model"
@@ -267,7 +272,10 @@ func (m *Model) contents(msgs []runlet.Message, model string) []wireContent {
 		}
 		start := len(parts)
 		for _, p := range msg.Parts {
-			parts = m.appendPart(parts, p, names)
+			var err error
+			if parts, err = m.appendPart(parts, p, names); err != nil {
+				return nil, fmt.Errorf("message %d: %w", i, err)
+			}
 		}
 		if role == "model" && needsSkipSignature(model) {
 			firstCallSigned(parts[start:])
@@ -279,7 +287,7 @@ func (m *Model) contents(msgs []runlet.Message, model string) []wireContent {
 			out = append(out, wireContent{Role: role, Parts: parts})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // needsSkipSignature reports whether a model validates thought signatures
@@ -305,7 +313,7 @@ func firstCallSigned(parts []wirePart) {
 
 // appendPart appends the wire parts for one runlet part. Thought signatures
 // go back only to the adapter (Name) that produced them.
-func (m *Model) appendPart(parts []wirePart, p runlet.Part, names map[string]string) []wirePart {
+func (m *Model) appendPart(parts []wirePart, p runlet.Part, names map[string]string) ([]wirePart, error) {
 	own := func(provider string) bool { return provider == m.cfg.name }
 	switch p := p.(type) {
 	case runlet.TextPart:
@@ -340,25 +348,29 @@ func (m *Model) appendPart(parts []wirePart, p runlet.Part, names map[string]str
 		}
 		parts = append(parts, wirePart{FunctionResponse: &wireFuncResponse{ID: p.CallID, Name: name, Response: resp}})
 	case runlet.ImagePart:
-		if w, ok := media(p.URL, p.MediaType, p.Data); ok {
-			parts = append(parts, w)
+		w, err := media(p.URL, p.MediaType, p.Data)
+		if err != nil {
+			return nil, fmt.Errorf("image part: %w", err)
 		}
+		parts = append(parts, w)
 	case runlet.FilePart:
-		if w, ok := media(p.URL, p.MediaType, p.Data); ok {
-			parts = append(parts, w)
+		w, err := media(p.URL, p.MediaType, p.Data)
+		if err != nil {
+			return nil, fmt.Errorf("file part %q: %w", p.Name, err)
 		}
+		parts = append(parts, w)
 	}
-	return parts
+	return parts, nil
 }
 
 // media builds an inlineData part from bytes or a data: URL, or a fileData
 // part from any other URL (a Files API URI, gs:// on Vertex AI, an https
 // or YouTube URL).
-func media(u, mediaType string, data []byte) (wirePart, bool) {
+func media(u, mediaType string, data []byte) (wirePart, error) {
 	if len(data) == 0 && strings.HasPrefix(u, "data:") {
 		mt, d, ok := dataurl.Parse(u)
 		if !ok {
-			return wirePart{}, false
+			return wirePart{}, errors.New("malformed data: URL")
 		}
 		data = d
 		if mediaType == "" {
@@ -370,10 +382,10 @@ func media(u, mediaType string, data []byte) (wirePart, bool) {
 			mediaType = http.DetectContentType(data)
 		}
 		mediaType, _, _ = strings.Cut(mediaType, ";") // drop parameters such as charset
-		return wirePart{InlineData: &wireBlob{MimeType: strings.TrimSpace(mediaType), Data: base64.StdEncoding.EncodeToString(data)}}, true
+		return wirePart{InlineData: &wireBlob{MimeType: strings.TrimSpace(mediaType), Data: base64.StdEncoding.EncodeToString(data)}}, nil
 	}
 	if u == "" {
-		return wirePart{}, false
+		return wirePart{}, errors.New("no data and no URL")
 	}
-	return wirePart{FileData: &wireFileData{MimeType: mediaType, FileURI: u}}, true
+	return wirePart{FileData: &wireFileData{MimeType: mediaType, FileURI: u}}, nil
 }

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -215,7 +216,6 @@ func TestRequestMedia(t *testing.T) {
 		runlet.ImagePart{URL: "data:image/jpeg;base64,/9j/"},
 		runlet.FilePart{URL: "https://generativelanguage.googleapis.com/v1beta/files/abc", MediaType: "application/pdf"},
 		runlet.FilePart{Data: []byte("hello"), MediaType: "text/plain; charset=utf-8"},
-		runlet.ImagePart{URL: "data:broken"},
 	}}}}
 	_, body := build(t, Config{}, req, false)
 	want := `{"contents":[{"role":"user","parts":[
@@ -235,6 +235,12 @@ func TestRequestInvalid(t *testing.T) {
 	} {
 		_, _, err := m.buildRequest(&runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Options: opts}, false)
 		requireProviderError(t, err)
+	}
+	for _, p := range []runlet.Part{runlet.ImagePart{URL: "data:broken"}, runlet.FilePart{Name: "empty"}} {
+		_, _, err := m.buildRequest(&runlet.ModelRequest{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{p}}}}, false)
+		if !errors.Is(err, runlet.ErrInvalidRequest) {
+			t.Errorf("%+v: %v", p, err)
+		}
 	}
 	if _, _, err := m.buildRequest(nil, false); err == nil {
 		t.Error("nil request accepted")

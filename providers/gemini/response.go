@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
@@ -112,7 +113,8 @@ func functionCallFailure(reason string) bool {
 type assembler struct {
 	name     string
 	parts    []runlet.Part
-	open     bool // the last part may still grow
+	open     bool // the last part may still grow; its text is in buf
+	buf      strings.Builder
 	calls    int
 	finish   string
 	message  string
@@ -178,51 +180,76 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
 		argsJSON := wirejson.Compact(fc.Args)
+		a.flush()
 		a.parts = append(a.parts, runlet.ToolCallPart{ID: fc.ID, Name: fc.Name, Arguments: argsJSON, Signature: sig, Provider: a.name})
-		a.open = false
 		if emit != nil {
 			emit(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: a.calls, ID: fc.ID, Name: fc.Name, Delta: string(argsJSON)})
 		}
 		a.calls++
-	case p.Text != nil && p.Thought:
-		text := *p.Text
-		if n := len(a.parts); a.open && n > 0 {
-			if r, ok := a.parts[n-1].(runlet.ReasoningPart); ok && (sig == "" || r.Signature == "") {
-				r.Text += text
-				r.Signature += sig
-				a.parts[n-1] = r
-				a.emitText(runlet.StreamReasoningDelta, text, emit)
-				return
-			}
-		}
-		a.parts = append(a.parts, runlet.ReasoningPart{Text: text, Signature: sig, Provider: a.name})
-		a.open = true
-		a.emitText(runlet.StreamReasoningDelta, text, emit)
 	case p.Text != nil:
 		text := *p.Text
+		kind := runlet.StreamTextDelta
+		if p.Thought {
+			kind = runlet.StreamReasoningDelta
+		}
 		if n := len(a.parts); a.open && n > 0 {
-			if t, ok := a.parts[n-1].(runlet.TextPart); ok && (sig == "" || t.Signature == "") {
-				t.Text += text
-				t.Signature += sig
-				a.parts[n-1] = t
-				a.emitText(runlet.StreamTextDelta, text, emit)
-				return
+			switch last := a.parts[n-1].(type) {
+			case runlet.ReasoningPart:
+				if p.Thought && (sig == "" || last.Signature == "") {
+					last.Signature += sig
+					a.parts[n-1] = last
+					a.grow(kind, text, emit)
+					return
+				}
+			case runlet.TextPart:
+				if !p.Thought && (sig == "" || last.Signature == "") {
+					last.Signature += sig
+					a.parts[n-1] = last
+					a.grow(kind, text, emit)
+					return
+				}
 			}
 		}
 		if text == "" && sig == "" {
 			return // the empty part a stream ends with
 		}
-		a.parts = append(a.parts, runlet.TextPart{Text: text, Signature: sig, Provider: a.name})
+		a.flush()
+		if p.Thought {
+			a.parts = append(a.parts, runlet.ReasoningPart{Signature: sig, Provider: a.name})
+		} else {
+			a.parts = append(a.parts, runlet.TextPart{Signature: sig, Provider: a.name})
+		}
 		a.open = true
-		a.emitText(runlet.StreamTextDelta, text, emit)
+		a.grow(kind, text, emit)
 	}
 	// Other parts (inline data, executable code, ...) are skipped.
 }
 
-func (a *assembler) emitText(kind runlet.StreamEventKind, text string, emit func(runlet.StreamEvent)) {
+// grow appends text to the open part (kept in a builder, so a long stream
+// of small chunks is not copied over and over) and emits it.
+func (a *assembler) grow(kind runlet.StreamEventKind, text string, emit func(runlet.StreamEvent)) {
+	a.buf.WriteString(text)
 	if emit != nil && text != "" {
 		emit(runlet.StreamEvent{Kind: kind, Delta: text})
 	}
+}
+
+// flush moves the open part's text from the builder into the part.
+func (a *assembler) flush() {
+	if !a.open {
+		return
+	}
+	a.open = false
+	n := len(a.parts) - 1
+	switch p := a.parts[n].(type) {
+	case runlet.TextPart:
+		p.Text = a.buf.String()
+		a.parts[n] = p
+	case runlet.ReasoningPart:
+		p.Text = a.buf.String()
+		a.parts[n] = p
+	}
+	a.buf.Reset()
 }
 
 // response returns the assembled response, or a typed error for a turn
@@ -235,6 +262,7 @@ func (a *assembler) response() (*runlet.ModelResponse, error) {
 		}
 		return nil, &runlet.ProviderError{Provider: a.name, Code: a.finish, Message: msg, Retryable: true, Err: ErrMalformedFunctionCall}
 	}
+	a.flush()
 	finish := finishReason(a.finish, a.calls > 0)
 	if a.blocked != "" {
 		finish = runlet.FinishContentFilter
