@@ -116,8 +116,8 @@ func WithMaxTurns(n int) SharedOption {
 	return sharedOption(func(s *scope) { s.maxTurns = n })
 }
 
-// WithToolTimeout bounds each tool call. A timed-out call becomes an
-// is-error result; the tool's context is cancelled, and a tool that does not
+// WithToolTimeout bounds each tool call, for a Runtime, a run or one tool
+// (the most specific wins). A timed-out call becomes an is-error result; the tool's context is cancelled, and a tool that does not
 // return within 100 ms of that is abandoned (its goroutine ends whenever the
 // tool does).
 func WithToolTimeout(d time.Duration) ToolLimitOption {
@@ -128,7 +128,8 @@ func WithToolTimeout(d time.Duration) ToolLimitOption {
 }
 
 // WithMaxToolOutput sets the size in bytes above which a tool's output, an
-// error message or a panic value included, is truncated with a marker
+// error message or a panic value included, is truncated with a marker, for
+// a Runtime, a run or one tool, the most specific winning
 // (DefaultMaxToolOutput if unset; negative: never).
 func WithMaxToolOutput(n int) ToolLimitOption {
 	return toolLimitOption{

@@ -120,7 +120,10 @@ func Reject(callID, reason string) Decision {
 // Resume continues an interrupted run from its checkpoint, possibly in
 // another process, with one decision per pending call. The checkpoint is
 // claimed atomically: resuming twice fails with ErrNotFound, and decisions
-// that do not match the pending calls fail without consuming it.
+// that do not match the pending calls fail without consuming it. The run
+// keeps its settings, options, limits and counts (see Checkpoint); the
+// observers, hooks and preparers are the resuming Runtime's, since the run
+// options that added some are functions a checkpoint cannot hold.
 func (rt *Runtime) Resume(ctx context.Context, agent *Agent, runID string, decisions ...Decision) (*Result, error) {
 	r := rt.resumeRun(agent, runID, decisions, nil)
 	r.start(ctx)
