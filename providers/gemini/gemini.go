@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,8 +138,7 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 			emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: resp})
 			return nil
 		}
-		data := strings.TrimSpace(string(ev.Data))
-		if data == "" || data == "[DONE]" {
+		if data := bytes.TrimSpace(ev.Data); len(data) == 0 || string(data) == "[DONE]" {
 			continue
 		}
 		chunk = wireResponse{}
