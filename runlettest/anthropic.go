@@ -480,6 +480,10 @@ func (s *AnthropicServer) stream(rw http.ResponseWriter, r AnthropicResponse, f 
 	}{"message_delta", msgDelta{StopReason: stop}, outUsage{r.Usage.OutputTokens}}) {
 		return
 	}
+	if r.Error != nil { // a stream shorter than ErrorAfter: the error ends it
+		w.event("error", anthropicErrorBody(r.Error, reqID))
+		return
+	}
 	emit("message_stop", struct {
 		Type string `json:"type"`
 	}{"message_stop"})

@@ -46,8 +46,9 @@ type WireReply struct {
 	Usage *WireUsage
 	// Error, when set, is the answer instead: for a non-streaming request
 	// an HTTP error (Error.Status, see ErrorStatus) in the protocol's error
-	// envelope; for a stream an error event after ErrorAfter events, on an
-	// HTTP 200 stream, as the APIs report failures that happen mid-stream.
+	// envelope; for a stream an error event after ErrorAfter events (or in
+	// place of the terminal event, if the stream has fewer), on an HTTP 200
+	// stream, as the APIs report failures that happen mid-stream.
 	Error      *WireError
 	ErrorAfter int
 	// Body, when set, is sent verbatim instead (as text/event-stream when

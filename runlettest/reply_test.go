@@ -124,26 +124,32 @@ func TestWireReplyDefaults(t *testing.T) {
 
 // A scripted error mid-stream arrives after ErrorAfter events on every
 // server, after deltas reached the caller, so it is final.
+// An ErrorAfter past the end of the stream puts the error in place of the
+// terminal event, on every server: a scripted error is never lost.
 func TestWireReplyStreamError(t *testing.T) {
 	for _, c := range wireCases(t) {
-		t.Run(c.name, func(t *testing.T) {
-			c.srv.EnqueueReplies(runlettest.WireReply{Text: "a long enough answer", ErrorAfter: 7,
+		for _, after := range []int{7, 1000} {
+			c.srv.EnqueueReplies(runlettest.WireReply{Text: "a long enough answer", ErrorAfter: after,
 				Error: &runlettest.WireError{Type: "server_error", Message: "boom"}})
-			req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}}
-			deltas := 0
-			var last error
-			for ev, err := range c.model.Stream(context.Background(), req) {
-				if err != nil {
-					last = err
-					break
+		}
+		t.Run(c.name, func(t *testing.T) {
+			for range 2 {
+				req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}}
+				deltas := 0
+				var last error
+				for ev, err := range c.model.Stream(context.Background(), req) {
+					if err != nil {
+						last = err
+						break
+					}
+					if ev.Kind == runlet.StreamTextDelta {
+						deltas++
+					}
 				}
-				if ev.Kind == runlet.StreamTextDelta {
-					deltas++
+				var pe *runlet.ProviderError
+				if deltas == 0 || !errors.As(last, &pe) || pe.Message != "boom" {
+					t.Fatalf("%d deltas, error %v", deltas, last)
 				}
-			}
-			var pe *runlet.ProviderError
-			if deltas == 0 || !errors.As(last, &pe) || pe.Message != "boom" {
-				t.Fatalf("%d deltas, error %v", deltas, last)
 			}
 		})
 	}

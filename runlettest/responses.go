@@ -212,15 +212,7 @@ func (s *OpenAIResponsesServer) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	rw.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", seq))
 	w := newSSEWriter(rw, fault)
-	if turn.Error != nil && fault == nil {
-		w.fault = &Fault{Truncate: true, AfterEvents: turn.ErrorAfter}
-	}
-	respFakeStream(w, resp, chunk)
-	if turn.Error != nil && fault == nil && w.stopped {
-		w.fault, w.stopped = nil, false
-		data, _ := json.Marshal(&respFakeErrorEvent{Type: "error", SequenceNumber: w.events, Code: turn.Error.Code, Message: turn.Error.Message})
-		w.event("error", data)
-	}
+	respFakeStream(w, resp, chunk, turn.Error, turn.ErrorAfter)
 }
 
 // respFromReply renders a provider-neutral reply.

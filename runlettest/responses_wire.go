@@ -184,10 +184,20 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 	return r
 }
 
-// respFakeStream writes a response as the API's event stream.
-func respFakeStream(w *sseWriter, final *respFakeResponse, chunk int) {
+// respFakeStream writes a response as the API's event stream. With fail
+// set, an "error" event takes the place of the event after the first
+// failAfter ones, or of the terminal event if the stream is shorter.
+func respFakeStream(w *sseWriter, final *respFakeResponse, chunk int, fail *WireError, failAfter int) {
 	seq := 0
+	failNow := func() bool {
+		data, _ := json.Marshal(&respFakeErrorEvent{Type: "error", SequenceNumber: seq, Code: fail.Code, Message: fail.Message})
+		w.event("error", data)
+		return false
+	}
 	send := func(typ string, ev any) bool {
+		if fail != nil && seq >= failAfter {
+			return failNow()
+		}
 		data, _ := json.Marshal(ev)
 		seq++
 		return w.event(typ, data)
@@ -280,6 +290,10 @@ func respFakeStream(w *sseWriter, final *respFakeResponse, chunk int) {
 		if !event(&respFakeEvent{Type: "response.output_item.done", OutputIndex: &idx, Item: &done}) {
 			return
 		}
+	}
+	if fail != nil {
+		failNow()
+		return
 	}
 	switch final.Status {
 	case "failed":
