@@ -26,8 +26,8 @@ func Builtins() Registry {
 	return r
 }
 
-// TimeArgs are current_time's arguments.
-type TimeArgs struct {
+// timeArgs are current_time's arguments.
+type timeArgs struct {
 	Timezone string `json:"timezone,omitempty" jsonschema:"IANA time zone such as Europe/London or Asia/Shanghai; the local time zone if empty"`
 }
 
@@ -35,7 +35,7 @@ type TimeArgs struct {
 // (RFC 3339, with the weekday), in a time zone the model may name.
 func CurrentTime() runlet.Tool {
 	return runlet.NewTool("current_time", "Returns the current date and time, optionally in a given IANA time zone.",
-		func(_ context.Context, in TimeArgs) (string, error) {
+		func(_ context.Context, in timeArgs) (string, error) {
 			now := time.Now()
 			if in.Timezone != "" {
 				loc, err := time.LoadLocation(in.Timezone)
@@ -54,8 +54,8 @@ func CurrentTime() runlet.Tool {
 		})
 }
 
-// CalcArgs are calculator's arguments.
-type CalcArgs struct {
+// calcArgs are calculator's arguments.
+type calcArgs struct {
 	Expression string `json:"expression" jsonschema:"arithmetic expression, such as (2 + 3) * 4 ^ 2 / 7 or sqrt(2); operators + - * / % ^, functions sqrt abs round floor ceil ln log exp sin cos tan, constants pi e"`
 }
 
@@ -65,8 +65,8 @@ type CalcArgs struct {
 // tool is exact enough for everyday sums.
 func Calculator() runlet.Tool {
 	return runlet.NewTool("calculator", "Evaluates an arithmetic expression and returns the result.",
-		func(_ context.Context, in CalcArgs) (string, error) {
-			v, err := Eval(in.Expression)
+		func(_ context.Context, in calcArgs) (string, error) {
+			v, err := eval(in.Expression)
 			if err != nil {
 				return "", err
 			}

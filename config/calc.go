@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// Eval evaluates an arithmetic expression: numbers (1, 2.5, 1e3),
+// eval evaluates an arithmetic expression: numbers (1, 2.5, 1e3),
 // + - * / % (remainder) ^ (power, right-associative), unary minus,
 // parentheses, the functions sqrt abs round floor ceil ln log (base 10) exp
 // sin cos tan, and the constants pi and e. It is the calculator tool's
 // engine.
-func Eval(expr string) (float64, error) {
+func eval(expr string) (float64, error) {
 	if len(expr) > 1000 {
 		return 0, errors.New("expression too long (1000 characters at most)")
 	}

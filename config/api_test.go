@@ -1,0 +1,20 @@
+package config_test
+
+import (
+	"testing"
+
+	"github.com/runlet/runlet/internal/apitest"
+)
+
+// The package's API is what an application needs to load a config and
+// what a tool author needs to offer tools to it; the calculator's engine
+// and the built-in tools' argument types are not part of it.
+func TestAPI(t *testing.T) {
+	apitest.Check(t, []string{
+		"Builtins", "Calculator", "CurrentTime", "Providers", "Tools", "Registry",
+		"Load", "Loader", "Loader.Build", "Loader.Decode", "Loader.Load",
+		"File", "Model", "ToolRef", "MCPServer", "MCPServer.ServerConfig", "Context",
+		"Setup", "Setup.NewRuntime", "Setup.ConnectMCP",
+		"Error", "Error.Error",
+	}, ".")
+}
