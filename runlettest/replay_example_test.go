@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 )
@@ -15,7 +16,7 @@ import (
 // cassette (recorded once with NewRecorder) with LoadCassette, and check
 // rep.Done() at the end.
 func ExampleNewReplayer() {
-	rep := runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody())
+	rep := runlettest.NewReplayer(demo.Cassette(), runlettest.IgnoreBody())
 	model := openai.NewChatCompletions(openai.Config{
 		Model:      "gpt-4o-mini",
 		APIKey:     "unused", // nothing is sent anywhere
@@ -29,7 +30,7 @@ func ExampleNewReplayer() {
 		})
 	agent := &runlet.Agent{Name: "demo", Model: model, Tools: []runlet.Tool{getCapital}}
 
-	for ev, err := range runlet.NewRuntime().Stream(context.Background(), agent, runlettest.DemoQuestion) {
+	for ev, err := range runlet.NewRuntime().Stream(context.Background(), agent, demo.Question) {
 		if err != nil {
 			fmt.Println("error:", err)
 			return

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 	"go.uber.org/goleak"
@@ -53,8 +54,8 @@ func runAgent(t *testing.T, rt http.RoundTripper, baseURL, key, question string)
 
 // The bundled demo goes through the real adapter and runtime.
 func TestDemoCassetteThroughAdapter(t *testing.T) {
-	rep := runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody())
-	res, err := runAgent(t, rep, "https://api.openai.com/v1", "unused", runlettest.DemoQuestion)
+	rep := runlettest.NewReplayer(demo.Cassette(), runlettest.IgnoreBody())
+	res, err := runAgent(t, rep, "https://api.openai.com/v1", "unused", demo.Question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestDemoCassetteThroughAdapter(t *testing.T) {
 // Without IgnoreBody the adapter's own request differs from pydantic-ai's
 // recording; the diff must say where, readably.
 func TestReplayMismatchDiff(t *testing.T) {
-	rep := runlettest.NewReplayer(runlettest.DemoCassette())
+	rep := runlettest.NewReplayer(demo.Cassette())
 	_, err := runAgent(t, rep, "http://127.0.0.1:1/v1", "k", "What is the capital of France?")
 	var mm *runlettest.MismatchError
 	if !errors.As(err, &mm) {

@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/runlet/runlet"
-	"github.com/runlet/runlet/runlettest"
+	"github.com/runlet/runlet/internal/demo"
 )
 
 func (a *app) cmdChat(args []string) int {
@@ -101,7 +101,7 @@ func (a *app) cmdChat(args []string) int {
 				fmt.Fprintln(a.stderr, a.style(dim, "runlet: the recording has ended."))
 				break
 			}
-			line = runlettest.DemoQuestion
+			line = demo.Question
 		}
 		code = a.turn(sig, s, &f, line, runlet.WithSession(sessionID))
 		switch code {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -26,7 +27,7 @@ func TestReplayDefault(t *testing.T) {
 		t.Fatalf("%s", r)
 	}
 	for _, want := range []string{
-		"REPLAY of a recorded session", "your prompt is not sent anywhere", runlettest.DemoQuestion,
+		"REPLAY of a recorded session", "your prompt is not sent anywhere", demo.Question,
 		`→ get_capital {"country":"UK"}`, "← get_capital: London",
 		"2 model calls · 131 input + 24 output tokens · 1 tool call",
 		"export OPENAI_API_KEY=", "export ANTHROPIC_API_KEY=", "OPENAI_BASE_URL=http://localhost:11434/v1",
@@ -40,7 +41,7 @@ func TestReplayDefault(t *testing.T) {
 	}
 
 	// The recorded question itself: no "not sent" note; from stdin too.
-	r = runCLI(t, runlettest.DemoQuestion+"\n", nil, "run")
+	r = runCLI(t, demo.Question+"\n", nil, "run")
 	if r.code != 0 || r.stdout != recordedAnswer+"\n" || strings.Contains(r.stderr, "not sent anywhere") {
 		t.Fatalf("%s", r)
 	}

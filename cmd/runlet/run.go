@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/runlet/runlet"
-	"github.com/runlet/runlet/runlettest"
+	"github.com/runlet/runlet/internal/demo"
 )
 
 // maxPromptBytes bounds a prompt read from standard input.
@@ -64,7 +64,7 @@ func (a *app) cmdRun(args []string) int {
 
 	if s.demo != nil {
 		a.demoNotice(prompt, s.ignored)
-		prompt = runlettest.DemoQuestion
+		prompt = demo.Question
 	}
 	if prompt == "" {
 		return a.usage("run", errors.New("no prompt: give it as an argument (runlet run \"...\") or on standard input"))

@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/internal/suggest"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
@@ -142,8 +142,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 			}
 			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", "replay"
 			s.ignored = f.shapingFlags()
-			s.demo = runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody(),
-				runlettest.WithPacing(25*time.Millisecond))
+			s.demo = demo.NewReplayer()
 			loader.HTTPClient = &http.Client{Transport: s.demo}
 			loader.Tools = config.Tools(capitalTool())
 			file.Tools = append(file.Tools, config.ToolRef{Name: "get_capital"})
@@ -321,10 +320,10 @@ or pass --config FILE (see examples/config/agent.yaml). runlet help run lists th
 func (a *app) demoNotice(prompt string, ignored []string) {
 	fmt.Fprintln(a.stderr, a.style(dim, "runlet: no model is configured, so this is a REPLAY of a recorded session:"))
 	fmt.Fprintln(a.stderr, a.style(dim, "        OpenAI gpt-4o-mini, two requests, replayed offline through the real adapter and runtime."))
-	if prompt != "" && prompt != runlettest.DemoQuestion {
+	if prompt != "" && prompt != demo.Question {
 		fmt.Fprintln(a.stderr, a.style(dim, "runlet: your prompt is not sent anywhere; the recording answers its own question:"))
 	}
-	fmt.Fprintln(a.stderr, a.style(dim, "        question: "+runlettest.DemoQuestion))
+	fmt.Fprintln(a.stderr, a.style(dim, "        question: "+demo.Question))
 	if len(ignored) > 0 {
 		fmt.Fprintln(a.stderr, a.style(dim, "runlet: the replay ignores "+strings.Join(ignored, ", ")+
 			": the recording answers the same whatever they say."))

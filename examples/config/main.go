@@ -22,6 +22,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -56,8 +57,8 @@ func run(ctx context.Context, path, question string, stdout, stderr io.Writer) e
 	replay := os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" && path == ""
 	if replay {
 		// No model configured: a recorded session answers, offline.
-		loader.HTTPClient = &http.Client{Transport: runlettest.NewReplayer(runlettest.DemoCassette(), runlettest.IgnoreBody())}
-		question = runlettest.DemoQuestion
+		loader.HTTPClient = &http.Client{Transport: runlettest.NewReplayer(demo.Cassette(), runlettest.IgnoreBody())}
+		question = demo.Question
 		fmt.Fprintf(stderr, "No OPENAI_API_KEY or OPENAI_BASE_URL: replaying a recorded session (offline).\nIts question: %s\n\n", question)
 	}
 

@@ -6,7 +6,7 @@
 //	OPENAI_BASE_URL=http://localhost:11434/v1 RUNLET_MODEL=llama3.2 go run ./examples/quickstart
 //
 // Without OPENAI_API_KEY or OPENAI_BASE_URL it replays a recorded OpenAI
-// session (runlettest.DemoCassette) through the real adapter and runtime, and
+// session (internal/demo) through the real adapter and runtime, and
 // asks the recorded question whatever you pass.
 package main
 
@@ -19,8 +19,8 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/providers/openai"
-	"github.com/runlet/runlet/runlettest"
 )
 
 // CapitalArgs are the tool's arguments; the JSON Schema the model sees is
@@ -49,9 +49,9 @@ func run(ctx context.Context, question string, getenv func(string) string, stdou
 	// Connection settings: API key and base URL come from the environment.
 	cfg := openai.Config{Model: cmp.Or(getenv("RUNLET_MODEL"), "gpt-4o-mini")}
 	if getenv("OPENAI_API_KEY") == "" && getenv("OPENAI_BASE_URL") == "" {
-		fmt.Fprintf(stderr, "No OPENAI_API_KEY or OPENAI_BASE_URL: replaying a recorded session (offline).\nIts question: %s\n\n", runlettest.DemoQuestion)
-		cfg.APIKey, cfg.HTTPClient = "unused", runlettest.DemoClient()
-		question = runlettest.DemoQuestion
+		fmt.Fprintf(stderr, "No OPENAI_API_KEY or OPENAI_BASE_URL: replaying a recorded session (offline).\nIts question: %s\n\n", demo.Question)
+		cfg.APIKey, cfg.HTTPClient = "unused", demo.Client()
+		question = demo.Question
 	}
 	question = cmp.Or(question, "What is the capital of the UK?")
 

@@ -28,9 +28,9 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/providers/anthropic"
 	"github.com/runlet/runlet/providers/openai"
-	"github.com/runlet/runlet/runlettest"
 )
 
 type CapitalArgs struct {
@@ -92,7 +92,7 @@ func model(o options, getenv func(string) string) (m runlet.Model, replay bool, 
 		case getenv("ANTHROPIC_API_KEY") != "":
 			provider = "anthropic"
 		default:
-			return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: runlettest.DemoClient()}), true, nil
+			return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: demo.Client()}), true, nil
 		}
 	}
 	switch provider {
@@ -127,8 +127,8 @@ func run(ctx context.Context, question string, o options, getenv func(string) st
 	events := o.events
 	question = cmp.Or(question, "What's the weather like in the capital of the UK?")
 	if replay {
-		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", runlettest.DemoQuestion)
-		question = runlettest.DemoQuestion
+		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", demo.Question)
+		question = demo.Question
 	}
 	agent := &runlet.Agent{
 		Name:         "weather",
