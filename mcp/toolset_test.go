@@ -438,8 +438,10 @@ func TestToolsetConcurrentBreaks(t *testing.T) {
 // sent again on a new session, and succeeds.
 func TestToolsetHTTPSessionExpires(t *testing.T) {
 	srv := newServer(0)
-	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv.Server },
-		&sdkmcp.StreamableHTTPOptions{SessionTimeout: 20 * time.Millisecond})
+	// A session expires as the handler's SessionTimeout would expire it
+	// (by closing it), but when the test says: a 20 ms timeout also expired
+	// the reconnected session before the call on a busy machine.
+	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv.Server }, nil)
 	var notFound atomic.Int64
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
@@ -453,7 +455,10 @@ func TestToolsetHTTPSessionExpires(t *testing.T) {
 	ts := connectToolset(t, mcp.ServerConfig{URL: hs.URL}, mcp.WithRetry(3, time.Millisecond))
 	tools := currentTools(t, ts)
 	for i := range 2 {
-		// Wait until the server dropped the session.
+		// Expire the session, and wait until the server dropped it.
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			n := 0
 			for range srv.Sessions() {
