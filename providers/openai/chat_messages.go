@@ -125,7 +125,11 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 	}
 	switch reasoningField {
 	case "reasoning_content":
-		cm.ReasoningContent = reasoning.String()
+		// DeepSeek's thinking mode answers 400 unless every assistant
+		// message with tool calls carries reasoning_content, even empty.
+		if r := reasoning.String(); r != "" || len(cm.ToolCalls) > 0 {
+			cm.ReasoningContent = &r
+		}
 	case "reasoning":
 		cm.Reasoning = reasoning.String()
 	}

@@ -68,7 +68,7 @@ type chatMessage struct {
 	Content          any            `json:"content,omitempty"` // string or []chatContentPart
 	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
-	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
 	Reasoning        string         `json:"reasoning,omitempty"`
 }
 

@@ -361,6 +361,30 @@ func TestChatRequestReasoningSentBack(t *testing.T) {
 	}
 }
 
+// DeepSeek's thinking mode rejects (400) an assistant message with tool
+// calls but no reasoning_content: it is sent, empty when there is none
+// (no reasoning, or another provider's), and left out of messages without
+// tool calls.
+func TestChatRequestReasoningContentOnToolCalls(t *testing.T) {
+	call := runlet.ToolCallPart{ID: "c1", Name: "f", Arguments: json.RawMessage(`{}`)}
+	history := []runlet.Message{
+		runlet.UserText("hi"),
+		{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ReasoningPart{Text: "foreign", Provider: "anthropic", Signature: "s"}, call}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: "c1", Content: "x"}}},
+		runlet.AssistantText("done"),
+		runlet.UserText("again"),
+	}
+	ds := NewChatCompletions(DeepSeek.Config("deepseek-reasoner"))
+	msgs := chatBody(t, ds, &runlet.ModelRequest{Messages: history}, false)["messages"].([]any)
+	withCalls, plain := msgs[1].(map[string]any), msgs[3].(map[string]any)
+	if rc, ok := withCalls["reasoning_content"]; !ok || rc != "" {
+		t.Errorf("assistant message with tool calls: %v", withCalls)
+	}
+	if _, ok := plain["reasoning_content"]; ok {
+		t.Errorf("assistant message without tool calls: %v", plain)
+	}
+}
+
 func TestChatRequestFilesAndAudio(t *testing.T) {
 	m := NewChatCompletions(Config{APIKey: "k", Model: "m", BaseURL: "http://localhost:1/v1"})
 	body := chatBody(t, m, &runlet.ModelRequest{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{

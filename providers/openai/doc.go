@@ -27,9 +27,20 @@
 //
 // Presets: OpenAI, Ollama (localhost:11434, no key needed), VLLM
 // (localhost:8000), LlamaCpp (localhost:8080), DeepSeek ($DEEPSEEK_API_KEY;
-// earlier reasoning is sent back as reasoning_content), DashScope for Qwen
-// ($DASHSCOPE_API_KEY) and OpenRouter ($OPENROUTER_API_KEY). Any other
-// compatible server works with Config.BaseURL (or $OPENAI_BASE_URL) alone.
+// earlier reasoning is sent back as reasoning_content, empty on an
+// assistant message with tool calls when there is none, as its thinking
+// mode requires), DashScope for Qwen ($DASHSCOPE_API_KEY) and OpenRouter
+// ($OPENROUTER_API_KEY). Any other compatible server works with
+// Config.BaseURL (or $OPENAI_BASE_URL) alone.
+//
+// Gemini's compatible endpoint
+// (https://generativelanguage.googleapis.com/v1beta/openai) attaches a
+// thought signature to each tool call
+// (tool_calls[].extra_content.google.thought_signature). The Chat adapter
+// keeps it on the runlet.ToolCallPart (Signature, with Provider set to the
+// adapter's Name) and sends it back unchanged on that call, only to an
+// adapter of the same Name: Gemini 3 answers 400 without it. For Gemini
+// itself, providers/gemini speaks the native API.
 //
 // Failures are *runlet.ProviderError values with the HTTP status, the
 // provider's error type and code, and whether a retry may help. Requests
