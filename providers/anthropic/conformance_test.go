@@ -229,6 +229,16 @@ func nonStreamingCases() map[string]expect {
 				}
 			},
 		},
+		"vercel-nonstream-output-tokens-details-thinking.response.json": {
+			id: "msg_011CdMNhurHSJCxCC2NB7WYc", model: "claude-opus-5", finish: runlet.FinishStop,
+			usage: runlet.Usage{InputTokens: 51, OutputTokens: 1699, TotalTokens: 1750, ReasoningTokens: 139, Requests: 1},
+			check: func(t *testing.T, resp *runlet.ModelResponse) {
+				ps := resp.Message.Parts
+				if r, ok := ps[0].(runlet.ReasoningPart); len(ps) != 2 || !ok || r.Signature != fixtureBlock(t, "vercel-nonstream-output-tokens-details-thinking.response.json", 0)["signature"] {
+					t.Errorf("parts = %#v", ps)
+				}
+			},
+		},
 		"pydantic-nonstream-redacted-thinking.response.json": {
 			id: "msg_01TbZ1ZKNMPq28AgBLyLX3c4", model: "claude-sonnet-4-5-20250929", finish: runlet.FinishStop, usage: usage(92, 196),
 			check: func(t *testing.T, resp *runlet.ModelResponse) {
@@ -634,5 +644,22 @@ func TestFixturesCovered(t *testing.T) {
 	}
 	if n != 28 {
 		t.Errorf("%d fixtures, want 28 (all of the shared anthropic-messages fixtures)", n)
+	}
+}
+
+// In a stream the thinking tokens come with message_delta's cumulative usage.
+func TestStreamThinkingTokens(t *testing.T) {
+	d := newDecoder("anthropic", 0)
+	for _, ev := range []string{
+		`{"type":"message_start","message":{"id":"m","model":"claude-opus-5","usage":{"input_tokens":10,"output_tokens":1}}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":50,"output_tokens_details":{"thinking_tokens":20}}}`,
+		`{"type":"message_stop"}`,
+	} {
+		if _, _, err := d.decode("", []byte(ev)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u := d.response().Usage; u.ReasoningTokens != 20 || u.OutputTokens != 50 || u.InputTokens != 10 {
+		t.Errorf("usage %+v", u)
 	}
 }

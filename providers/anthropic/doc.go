@@ -89,8 +89,9 @@
 // CachedInputTokens is cache_read_input_tokens and CacheWriteTokens is
 // cache_creation_input_tokens (both included in InputTokens). In a stream,
 // message_start gives the first counts and message_delta's cumulative
-// counts replace them. ReasoningTokens stays zero: the API does not report
-// thinking tokens apart from output_tokens.
+// counts replace them. ReasoningTokens is
+// usage.output_tokens_details.thinking_tokens (included in output_tokens),
+// which newer models report, streamed or not; zero when absent.
 //
 // # Streaming
 //

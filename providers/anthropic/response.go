@@ -39,9 +39,14 @@ type wireUsage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	// OutputTokensDetails.ThinkingTokens is the part of output_tokens
+	// spent thinking (sent by newer models; nil when absent).
+	OutputTokensDetails *struct {
+		ThinkingTokens int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
 }
 
-var unsetUsage = wireUsage{-1, -1, -1, -1}
+var unsetUsage = wireUsage{InputTokens: -1, OutputTokens: -1, CacheCreationInputTokens: -1, CacheReadInputTokens: -1}
 
 // merge overlays the fields of o that are set (non-negative).
 func (u *wireUsage) merge(o wireUsage) {
@@ -56,6 +61,9 @@ func (u *wireUsage) merge(o wireUsage) {
 	}
 	if o.CacheReadInputTokens >= 0 {
 		u.CacheReadInputTokens = o.CacheReadInputTokens
+	}
+	if o.OutputTokensDetails != nil {
+		u.OutputTokensDetails = o.OutputTokensDetails
 	}
 }
 
@@ -73,8 +81,16 @@ func (u wireUsage) usage() runlet.Usage {
 		TotalTokens:       in + out,
 		CachedInputTokens: max(u.CacheReadInputTokens, 0),
 		CacheWriteTokens:  max(u.CacheCreationInputTokens, 0),
+		ReasoningTokens:   u.thinking(),
 		Requests:          1,
 	}
+}
+
+func (u wireUsage) thinking() int {
+	if u.OutputTokensDetails == nil {
+		return 0
+	}
+	return max(u.OutputTokensDetails.ThinkingTokens, 0)
 }
 
 // finishReason maps a stop_reason. An empty one (a proxy may drop it) is
