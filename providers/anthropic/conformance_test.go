@@ -642,8 +642,8 @@ func TestFixturesCovered(t *testing.T) {
 	for f := range covered {
 		t.Errorf("conformance test names missing fixture %s", f)
 	}
-	if n != 28 {
-		t.Errorf("%d fixtures, want 28 (all of the shared anthropic-messages fixtures)", n)
+	if n != 29 {
+		t.Errorf("%d fixtures, want 29 (the 28 shared anthropic-messages fixtures and one added for thinking tokens)", n)
 	}
 }
 
