@@ -76,7 +76,8 @@ type chatUsage struct {
 	CompletionTokens    int `json:"completion_tokens"`
 	TotalTokens         int `json:"total_tokens"`
 	PromptTokensDetails struct {
-		CachedTokens int `json:"cached_tokens"`
+		CachedTokens     int `json:"cached_tokens"`
+		CacheWriteTokens int `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
 	CompletionTokensDetails struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
@@ -93,6 +94,7 @@ func (u *chatUsage) usage() runlet.Usage {
 		TotalTokens:       u.TotalTokens,
 		ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
 		CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+		CacheWriteTokens:  u.PromptTokensDetails.CacheWriteTokens,
 	}
 	if out.ReasoningTokens == 0 {
 		out.ReasoningTokens = u.ReasoningTokens
