@@ -318,6 +318,10 @@ func (d *chatDecoder) toolCall(tc *chatToolCallDelta) {
 func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 	d.events = d.events[:0]
 	switch {
+	case d.finishReason == "" && d.done && d.haveUsage:
+		// Some compatible servers end a complete answer with a usage chunk
+		// and [DONE] but never send a finish_reason: the reason follows from
+		// the content (tool_calls or stop).
 	case d.finishReason == "" && d.done:
 		return nil, d.incomplete("stream ended with [DONE] but no finish_reason")
 	case d.finishReason == "":
