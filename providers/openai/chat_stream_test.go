@@ -198,7 +198,7 @@ func TestChatDecoderCases(t *testing.T) {
 		{name: "usage and DONE without finish", body: chatSSE(chunkHello, chunkUsage, "[DONE]"), text: "Hello", finish: runlet.FinishStop},
 		{name: "usage without finish or DONE", body: chatSSE(chunkHello, chunkUsage), err: runlet.ErrStreamIncomplete},
 		{name: "tool call, usage and DONE without finish",
-			body: chatSSE(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"f","arguments":"{}"}}]}}]}`, chunkUsage, "[DONE]"),
+			body:  chatSSE(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"f","arguments":"{}"}}]}}]}`, chunkUsage, "[DONE]"),
 			calls: "t1 f {}", finish: runlet.FinishToolCalls},
 		{name: "empty body", body: nil, err: runlet.ErrStreamIncomplete},
 		{name: "cut mid-event", body: []byte("data: " + chunkHello + "\n\ndata: {\"id\":\"c1\",\"choi"), err: ErrMalformedStream},
