@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
+
+	msqlite "modernc.org/sqlite"
 )
 
 // migrations are the schema changes, in order; migrations[i] takes the
@@ -43,6 +46,37 @@ CREATE TABLE runlet_checkpoints (
 
 // SchemaVersion is the schema version this package writes.
 func SchemaVersion() int { return len(migrations) }
+
+// migrateRetrying runs migrate, again while SQLite answers SQLITE_BUSY, for
+// up to timeout. When several connections open a new file at once, setting
+// up a connection (the switch to WAL mode) or its first write lock can be
+// refused at once, without going through the busy handler; the next try
+// finds the file set up.
+func (s *Store) migrateRetrying(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		err := s.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (or an extended code
+// of it).
+func isBusy(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5 // SQLITE_BUSY
+}
 
 // migrate brings the schema to SchemaVersion in one write transaction, so
 // concurrent openers (other Stores, other processes) apply each migration

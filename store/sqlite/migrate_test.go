@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"database/sql"
 	"errors"
 	"path/filepath"
@@ -122,8 +123,16 @@ func TestReopenKeepsData(t *testing.T) {
 	}
 }
 
+// Stores opened at once on a new file all open: SQLite may refuse the
+// switch to WAL mode or the first write lock at once (SQLITE_BUSY without
+// the busy handler), which Open retries. Ten new files, to meet it often.
 func TestConcurrentOpen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c.db")
+	for round := range 10 {
+		testConcurrentOpen(t, filepath.Join(t.TempDir(), fmt.Sprintf("c%d.db", round)))
+	}
+}
+
+func testConcurrentOpen(t *testing.T, path string) {
 	const n = 8
 	var wg sync.WaitGroup
 	stores := make([]*Store, n)

@@ -153,7 +153,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	wdb.SetConnMaxIdleTime(0)
 	s := &Store{path: path, wdb: wdb, rdb: wdb}
 
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateRetrying(ctx, cfg.busyTimeout); err != nil {
 		wdb.Close()
 		return nil, err
 	}
