@@ -107,8 +107,9 @@ const chatUsage = `Usage: runlet chat [flags]
 
 An interactive session: each line you type is a prompt, answered with the
 history of the conversation so far. /reset starts over, /exit (or Ctrl-D)
-quits. Ctrl-C stops the current answer; at the prompt it quits. Lines can be
-piped in too: one prompt per line.
+quits. Ctrl-C stops the current answer; at the prompt it quits. On a
+terminal the line can be edited (arrows, Ctrl-A/E/K/U/W) and earlier lines
+recalled with up and down. Lines can be piped in too: one prompt per line.
 
 ` + modelFlagsHelp + `
 Examples:
@@ -116,8 +117,9 @@ Examples:
   runlet chat --provider anthropic --session work     (resumes "work" next time)
   printf 'Hi, I am Ann.\nWhat is my name?\n' | runlet chat --quiet
 
-Exit codes: at the end of input, that of the last prompt (0 when it succeeded,
-1 failed, 3 limit reached); 2 usage or config error; 130 when Ctrl-C quits.
+Exit codes: at the end of input (Ctrl-D, or Ctrl-C at the prompt of a
+terminal), that of the last prompt (0 when it succeeded, 1 failed, 3 limit
+reached); 2 usage or config error; 130 when a Ctrl-C signal quits.
 `
 
 // newFlagSet declares the shared flags on a FlagSet that reports nothing
