@@ -6,14 +6,15 @@
 //	go run ./examples/weather                                      # offline replay
 //	OPENAI_API_KEY=sk-... go run ./examples/weather "What's the weather in the capital of Japan?"
 //	ANTHROPIC_API_KEY=sk-ant-... go run ./examples/weather
+//	GEMINI_API_KEY=... go run ./examples/weather
 //	go run ./examples/weather -provider openai-responses -model gpt-5-mini
 //	go run ./examples/weather -base-url http://localhost:11434/v1 -model llama3.2   # Ollama
 //	go run ./examples/weather -events                              # every event as JSON lines
 //
-// -provider picks the adapter: openai (Chat Completions), openai-responses
-// or anthropic. Without it the environment decides: OPENAI_API_KEY,
+// -provider picks the adapter: openai (Chat Completions), openai-responses,
+// anthropic or gemini. Without it the environment decides: OPENAI_API_KEY,
 // OPENAI_BASE_URL or -base-url (Chat Completions), else ANTHROPIC_API_KEY
-// (Messages). -model, else RUNLET_MODEL, names the model. With none of
+// (Messages), else GEMINI_API_KEY or GOOGLE_API_KEY (Gemini). -model, else RUNLET_MODEL, names the model. With none of
 // them it replays a recorded OpenAI session, whose question is about the
 // UK's capital only.
 package main
@@ -30,6 +31,7 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/gemini"
 	"github.com/runlet/runlet/providers/openai"
 )
 
@@ -91,6 +93,8 @@ func model(o options, getenv func(string) string) (m runlet.Model, replay bool, 
 			provider = "openai"
 		case getenv("ANTHROPIC_API_KEY") != "":
 			provider = "anthropic"
+		case getenv("GEMINI_API_KEY") != "" || getenv("GOOGLE_API_KEY") != "":
+			provider = "gemini"
 		default:
 			return openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini", APIKey: "unused", HTTPClient: demo.Client()}), true, nil
 		}
@@ -102,13 +106,15 @@ func model(o options, getenv func(string) string) (m runlet.Model, replay bool, 
 		return openai.NewResponses(openai.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "gpt-5-mini")}), false, nil
 	case "anthropic":
 		return anthropic.NewMessages(anthropic.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "claude-sonnet-4-5")}), false, nil
+	case "gemini":
+		return gemini.New(gemini.Config{BaseURL: o.baseURL, Model: cmp.Or(name, "gemini-2.5-flash")}), false, nil
 	}
-	return nil, false, fmt.Errorf("unknown -provider %q (want openai, openai-responses or anthropic)", provider)
+	return nil, false, fmt.Errorf("unknown -provider %q (want openai, openai-responses, anthropic or gemini)", provider)
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.provider, "provider", "", "adapter: openai, openai-responses or anthropic (default: from the environment)")
+	flag.StringVar(&o.provider, "provider", "", "adapter: openai, openai-responses, anthropic or gemini (default: from the environment)")
 	flag.StringVar(&o.baseURL, "base-url", "", "API root, such as http://localhost:11434/v1 for Ollama")
 	flag.StringVar(&o.model, "model", "", "model name (default $RUNLET_MODEL, else the provider's default)")
 	flag.BoolVar(&o.events, "events", false, "print every event as a JSON line instead")
@@ -127,7 +133,7 @@ func run(ctx context.Context, question string, o options, getenv func(string) st
 	events := o.events
 	question = cmp.Or(question, "What's the weather like in the capital of the UK?")
 	if replay {
-		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", demo.Question)
+		fmt.Fprintf(stderr, "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY: replaying a recorded session (offline).\nIts question: %s\n\n", demo.Question)
 		question = demo.Question
 	}
 	agent := &runlet.Agent{

@@ -80,12 +80,21 @@ func TestWeatherProviderFlag(t *testing.T) {
 		runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicText("Sunny, 18°C in Paris.")}},
 	)
 	defer anth.Close()
+	gem := runlettest.NewGeminiServer()
+	defer gem.Close()
+	gem.EnqueueReplies(
+		runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: "get_capital", Arguments: `{"country":"France"}`}}},
+		runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+		runlettest.WireReply{Text: "Sunny, 18°C in Paris."},
+	)
 	t.Setenv("OPENAI_API_KEY", "test")
 	t.Setenv("ANTHROPIC_API_KEY", "test")
+	t.Setenv("GEMINI_API_KEY", "test")
 	for _, tc := range []struct{ provider, base string }{
 		{"openai", chat.BaseURL()},
 		{"openai-responses", resp.BaseURL()},
 		{"anthropic", anth.URL},
+		{"gemini", gem.BaseURL()},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
 			var out, errs strings.Builder
