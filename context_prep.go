@@ -38,7 +38,7 @@ func EstimateTokens(m Message) int {
 		case TextPart:
 			n += textTokens(p.Text)
 		case ReasoningPart:
-			n += textTokens(p.Text) + len(p.Encrypted)/4
+			n += textTokens(p.Text) + (len(p.Encrypted)+len(p.Details))/4
 		case ToolCallPart:
 			n += textTokens(p.Name) + textTokens(string(p.Arguments))
 		case ToolResultPart:

@@ -114,6 +114,10 @@ type ReasoningPart struct {
 	Encrypted string `json:"encrypted,omitempty"`
 	ID        string `json:"id,omitempty"`
 	Provider  string `json:"provider,omitempty"`
+	// Details is structured reasoning kept as the exact JSON the provider
+	// sent (the reasoning_details array of OpenRouter-style Chat
+	// Completions servers), sent back unchanged only to Provider.
+	Details string `json:"details,omitempty"`
 }
 
 // ToolCallPart is the model asking to call a tool. Arguments is the JSON
@@ -281,6 +285,7 @@ type wirePart struct {
 	Text          string          `json:"text"`
 	Signature     string          `json:"signature"`
 	Encrypted     string          `json:"encrypted"`
+	Details       string          `json:"details"`
 	ID            string          `json:"id"`
 	Provider      string          `json:"provider"`
 	ItemID        string          `json:"item_id"`
@@ -301,7 +306,7 @@ func (w *wirePart) part() (Part, error) {
 	case "text":
 		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
 	case "reasoning":
-		return ReasoningPart{Text: w.Text, Signature: w.Signature, Encrypted: w.Encrypted, ID: w.ID, Provider: w.Provider}, nil
+		return ReasoningPart{Text: w.Text, Signature: w.Signature, Encrypted: w.Encrypted, ID: w.ID, Provider: w.Provider, Details: w.Details}, nil
 	case "tool_call":
 		args := w.Arguments
 		if w.ArgumentsText != nil {

@@ -18,6 +18,7 @@ func allParts() runlet.Message {
 		runlet.TextPart{Text: "héllo \"world\" \u2028"},
 		runlet.ReasoningPart{Text: "thinking", Signature: "sig==", Provider: "anthropic"},
 		runlet.ReasoningPart{Encrypted: "gAAAA", ID: "rs_1", Provider: "openai"},
+		runlet.ReasoningPart{Details: `[{"type":"reasoning.text","text":"t","signature":"s+/="}]`, Provider: "openrouter"},
 		runlet.ToolCallPart{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":[1,2,{"b":"ü"}]}`), ItemID: "fc_1", Provider: "openai"},
 		runlet.ToolResultPart{CallID: "c1", Name: "f", Content: "boom", IsError: true},
 		runlet.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0}, Detail: "low"},

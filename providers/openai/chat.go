@@ -116,6 +116,15 @@ import (
 // reasoning from another provider is never sent. Everywhere else it is
 // dropped, since OpenAI and most servers reject or ignore the field.
 //
+// OpenRouter and other servers also return "reasoning_details", an array
+// of entries ("reasoning.text" with text and signature,
+// "reasoning.summary", "reasoning.encrypted" with data); streamed
+// fragments are merged by index. The array is kept on the ReasoningPart
+// (Details) and sent back unchanged as the assistant message's
+// "reasoning_details" whenever the part's Provider is this adapter's
+// Config.Name, since those servers ask for it; the text and summary of the
+// entries become reasoning text when the server sends no plain reasoning.
+//
 // # Streaming and errors
 //
 // Deltas are yielded as they arrive: text, reasoning, and tool-call

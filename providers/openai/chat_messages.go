@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -93,6 +95,7 @@ func chatOnlyToolResults(msg runlet.Message) bool {
 func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reasoningField string) ([]chatMessage, error) {
 	cm := chatMessage{Role: "assistant"}
 	var text, reasoning strings.Builder
+	var details []string
 	for _, p := range msg.Parts {
 		switch p := p.(type) {
 		case runlet.TextPart:
@@ -101,6 +104,11 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 			// Only this provider's reasoning, and only to servers that want it.
 			if reasoningField != "" && p.Provider == provider {
 				reasoning.WriteString(p.Text)
+			}
+			// reasoning_details goes back to the server that sent it
+			// whatever SendReasoning says: it asks for it unchanged.
+			if p.Provider == provider && strings.HasPrefix(p.Details, "[") && json.Valid([]byte(p.Details)) {
+				details = append(details, p.Details)
 			}
 		case runlet.ToolCallPart:
 			args := string(p.Arguments)
@@ -123,6 +131,7 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 	if text.Len() > 0 || len(cm.ToolCalls) == 0 {
 		cm.Content = text.String()
 	}
+	cm.ReasoningDetails = chatJoinDetails(details)
 	switch reasoningField {
 	case "reasoning_content":
 		// DeepSeek's thinking mode answers 400 unless every assistant
@@ -134,6 +143,33 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 		cm.Reasoning = reasoning.String()
 	}
 	return append(out, cm), nil
+}
+
+// chatJoinDetails returns the one array as it was, or several arrays
+// joined into one; nil for none.
+func chatJoinDetails(arrays []string) json.RawMessage {
+	switch len(arrays) {
+	case 0:
+		return nil
+	case 1:
+		return json.RawMessage(arrays[0])
+	}
+	var b []byte
+	for _, a := range arrays {
+		inner := bytes.TrimSpace([]byte(a))
+		if len(inner) < 2 || inner[0] != '[' {
+			continue
+		}
+		inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+		if len(inner) == 0 {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, inner...)
+	}
+	return json.RawMessage("[" + string(b) + "]")
 }
 
 func chatToolMessages(out []chatMessage, msg runlet.Message) ([]chatMessage, error) {

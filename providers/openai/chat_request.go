@@ -70,6 +70,8 @@ type chatMessage struct {
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
 	ReasoningContent *string        `json:"reasoning_content,omitempty"`
 	Reasoning        string         `json:"reasoning,omitempty"`
+	// ReasoningDetails is the array received with this message, unchanged.
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 type chatContentPart struct {

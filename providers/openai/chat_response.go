@@ -30,6 +30,8 @@ type chatRespMsg struct {
 	Refusal          chatStr `json:"refusal"`
 	ReasoningContent chatStr `json:"reasoning_content"`
 	Reasoning        chatStr `json:"reasoning"`
+	// ReasoningDetails is kept as received (OpenRouter and others).
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	ToolCalls        []struct {
 		ID       string `json:"id"`
 		Function struct {
@@ -161,6 +163,13 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 	if len(reasoning) == 0 {
 		reasoning = ch.Message.Reasoning.b
 	}
+	var details string
+	if entries := chatDetailsArray(ch.Message.ReasoningDetails); len(entries) > 0 {
+		details = string(bytes.TrimSpace(ch.Message.ReasoningDetails))
+		if len(reasoning) == 0 {
+			reasoning = []byte(chatDetailsText(entries))
+		}
+	}
 	var text []byte
 	content := chatFixSurrogates(&ch.Message.Content)
 	if thinkTags {
@@ -184,8 +193,8 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 	} else {
 		text = content
 	}
-	if len(reasoning) > 0 {
-		msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: string(reasoning), Provider: provider})
+	if len(reasoning) > 0 || details != "" {
+		msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: string(reasoning), Provider: provider, Details: details})
 	}
 	refusal := !ch.Message.Refusal.empty()
 	if refusal {

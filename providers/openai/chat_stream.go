@@ -41,6 +41,7 @@ type chatDelta struct {
 	Refusal          chatStr             `json:"refusal"`
 	ReasoningContent chatStr             `json:"reasoning_content"`
 	Reasoning        chatStr             `json:"reasoning"`
+	ReasoningDetails json.RawMessage     `json:"reasoning_details"`
 	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
 }
 
@@ -64,6 +65,7 @@ func (c *chatChunk) reset() {
 		d.Refusal.reset()
 		d.ReasoningContent.reset()
 		d.Reasoning.reset()
+		d.ReasoningDetails = d.ReasoningDetails[:0]
 		calls := d.ToolCalls[:cap(d.ToolCalls)]
 		for j := range calls {
 			tc := &calls[j]
@@ -144,6 +146,8 @@ type chatDecoder struct {
 
 	text, reasoning, refusalText chatCarry
 	calls                        []chatCall
+	details                      chatDetailsMerger
+	plainReasoning               bool // reasoning or reasoning_content seen
 	think                        chatThink
 	thinkEmit                    func(reasoning bool, b []byte) // d.emitThink, bound once
 	scratch                      []byte
@@ -223,8 +227,19 @@ func (d *chatDecoder) choice(ch *chatChunkChoice) {
 	if r.empty() {
 		r = &delta.Reasoning
 	}
+	if !r.empty() {
+		d.plainReasoning = true
+	}
 	if b := d.reasoning.text(r, &d.scratch); len(b) > 0 {
 		d.emit(runlet.StreamReasoningDelta, b)
+	}
+	if raw := delta.ReasoningDetails; len(raw) > 0 {
+		_ = d.size.Add(len(raw))
+		// The same reasoning also comes as plain text from most servers:
+		// the details' text is used only when it does not.
+		if t := d.details.add(raw); t != "" && !d.plainReasoning {
+			d.emit(runlet.StreamReasoningDelta, []byte(t))
+		}
 	}
 	if b := d.text.text(&delta.Content, &d.scratch); len(b) > 0 {
 		d.content(b)
@@ -348,6 +363,9 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 	}
 	resp := d.acc.Response(d.usage, chatFinish(d.finishReason, d.acc.HasToolCalls(), d.refusal))
 	resp.ID, resp.Model = d.id, d.model
+	if details := d.details.json(); details != "" {
+		chatAttachDetails(&resp.Message, details, d.provider)
+	}
 	k := 0
 	for i, p := range resp.Message.Parts {
 		if tc, ok := p.(runlet.ToolCallPart); ok {
@@ -367,4 +385,18 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 func (d *chatDecoder) incomplete(msg string) error {
 	return &runlet.ProviderError{Provider: d.provider, Message: msg, Retryable: true, RequestID: d.requestID,
 		Err: runlet.ErrStreamIncomplete}
+}
+
+// chatAttachDetails puts the streamed reasoning_details on the first
+// reasoning part, or on a new one before the rest when there was no
+// reasoning text.
+func chatAttachDetails(msg *runlet.Message, details, provider string) {
+	for i, p := range msg.Parts {
+		if r, ok := p.(runlet.ReasoningPart); ok {
+			r.Details, r.Provider = details, provider
+			msg.Parts[i] = r
+			return
+		}
+	}
+	msg.Parts = append([]runlet.Part{runlet.ReasoningPart{Provider: provider, Details: details}}, msg.Parts...)
 }
