@@ -63,7 +63,7 @@ func chatDetailsText(entries []json.RawMessage) string {
 // chatDetailsMerger assembles streamed reasoning_details. Fragments of one
 // entry share its index (and type): their text, summary and data strings
 // are concatenated, and other fields (signature, id, format) take the last
-// value sent. A fragment without an index is an entry of its own.
+// value sent that is not null or "". A fragment without an index is an entry of its own.
 type chatDetailsMerger struct {
 	entries []*chatDetailEntry
 }
@@ -120,8 +120,8 @@ func (e *chatDetailEntry) merge(fields map[string]json.RawMessage) {
 			if json.Unmarshal(old, &a) == nil && json.Unmarshal(v, &b) == nil {
 				v, _ = json.Marshal(a + b)
 			}
-		case seen && string(v) == "null":
-			v = old
+		case seen && (string(v) == "null" || string(v) == `""`):
+			v = old // an empty fragment keeps what came before
 		}
 		e.fields[k] = v
 	}

@@ -212,3 +212,26 @@ func TestChatJoinDetails(t *testing.T) {
 		t.Errorf("joined %s", got)
 	}
 }
+
+// The recorded OpenRouter stream (testdata/compatible/PROVENANCE.md):
+// reasoning.text fragments with index 0, the signature in the last one,
+// plain "reasoning" alongside.
+func TestChatReasoningDetailsRecordedStream(t *testing.T) {
+	body := readFixture(t, "compatible/pydantic-openrouter-stream-reasoning-details.response.sse")
+	i := strings.Index(string(body), `"signature":"Et0B`)
+	if i < 0 {
+		t.Fatal("fixture has no signature")
+	}
+	sig := string(body[i+len(`"signature":"`):])
+	sig = sig[:strings.IndexByte(sig, '"')]
+	want := `[{"type":"reasoning.text","format":"anthropic-claude-v1","index":0,"signature":"` + sig +
+		`","text":"This is a simple arithmetic question. 2+2 equals 4."}]`
+	_, resp, err := decodeDirect("openrouter", body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := resp.Message.Parts[0].(runlet.ReasoningPart)
+	if !ok || r.Details != want || r.Text != "This is a simple arithmetic question. 2+2 equals 4." {
+		t.Fatalf("part %+v\nwant details %s", resp.Message.Parts[0], want)
+	}
+}
