@@ -235,3 +235,62 @@ func TestChatReasoningDetailsRecordedStream(t *testing.T) {
 		t.Fatalf("part %+v\nwant details %s", resp.Message.Parts[0], want)
 	}
 }
+
+// The recorded OpenRouter answer (testdata/compatible/PROVENANCE.md): the
+// array is kept byte for byte and goes back on the next request, with the
+// entries pydantic-ai sent back in the recorded next request.
+func TestChatReasoningDetailsRecordedCompletion(t *testing.T) {
+	body := readFixture(t, "compatible/pydantic-openrouter-nonstream-reasoning-details.response.json")
+	var rec struct {
+		Choices []struct {
+			Message struct {
+				Reasoning        string          `json:"reasoning"`
+				ReasoningDetails json.RawMessage `json:"reasoning_details"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(body, &rec); err != nil {
+		t.Fatal(err)
+	}
+	want := string(rec.Choices[0].Message.ReasoningDetails)
+	resp, err := chatDecodeCompletion("openrouter", body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := resp.Message.Parts[0].(runlet.ReasoningPart)
+	if !ok || r.Details != want || r.Text != rec.Choices[0].Message.Reasoning || r.Text == "" {
+		t.Fatalf("part %+v", resp.Message.Parts[0])
+	}
+	m := NewChatCompletions(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Model: "openai/gpt-5-mini", Name: "openrouter"})
+	b, err := m.buildRequest(&runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("Hello!"), resp.Message,
+		runlet.UserText("What was the impact of Voltaire's writings on modern french culture?")}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entries struct {
+		Messages []struct {
+			ReasoningDetails []struct {
+				Type, Summary, Data string
+			} `json:"reasoning_details"`
+		} `json:"messages"`
+	}
+	var sent, recorded entries
+	if err := json.Unmarshal(b.body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(readFixture(t, "compatible/pydantic-openrouter-nonstream-reasoning-details.next-request.json"), &recorded); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b.body), `"reasoning_details":`+want+`}`) {
+		t.Errorf("the array is not sent unchanged: %s", b.body)
+	}
+	got, rw := sent.Messages[1].ReasoningDetails, recorded.Messages[1].ReasoningDetails
+	if len(got) != 2 || len(rw) != 2 {
+		t.Fatalf("entries %+v / recorded %+v", got, rw)
+	}
+	for i := range got {
+		if got[i].Type != rw[i].Type || got[i].Summary != rw[i].Summary || got[i].Data != rw[i].Data {
+			t.Errorf("entry %d: %+v, recorded %+v", i, got[i], rw[i])
+		}
+	}
+}

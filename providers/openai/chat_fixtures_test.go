@@ -481,6 +481,11 @@ var chatNonStreamFixtures = []nonStreamFixture{
 		reasoning: long(508, "Okay, the user is asking for the capital of France.", "I'm confident the answer is Paris.\n"),
 		usage:     runlet.Usage{InputTokens: 136, OutputTokens: 15, TotalTokens: 151},
 		finish:    runlet.FinishStop, id: "chatcmpl-150", model: "qwen3:0.6b"},
+	{file: "compatible/pydantic-openrouter-nonstream-reasoning-details.response.json",
+		text:      exact("Hello! How can I help you today? (Ask a question, get writing or coding help, analyze an image, brainstorm ideas, translate text, or something else?)"),
+		reasoning: long(490, "**Greeting warmly**\n\nThe user just said ", "out their language choice too!"),
+		usage:     runlet.Usage{InputTokens: 8, OutputTokens: 150, TotalTokens: 158, ReasoningTokens: 64},
+		finish:    runlet.FinishStop, id: "gen-1770043779-DWHQcPTK6DB2j2ON9Nuq", model: "openai/gpt-5-mini"},
 }
 
 func TestChatFixtureNonStream(t *testing.T) {
