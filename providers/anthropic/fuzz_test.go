@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/jsonscan"
 	"github.com/runlet/runlet/modelkit"
 )
 
@@ -153,7 +154,7 @@ func FuzzParseDelta(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var dl eventDelta
-		index, ok := parseDelta(data, &dl)
+		index, ok := parseDelta(new(jsonscan.Scanner), data, &dl)
 		if !ok {
 			return
 		}
@@ -180,16 +181,37 @@ func TestParseDelta(t *testing.T) {
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"日本"}}`, true, 0, eventDelta{Type: "thinking_delta", Thinking: "日本"}},
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`, false, 0, eventDelta{}},
 		{`{"type":"content_block_start","index":0}`, false, 0, eventDelta{}},
-		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud83d\ude00"}}`, false, 0, eventDelta{}},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud83d\ude00 \ud83d"}}`, true, 0, eventDelta{Type: "text_delta", Text: "😀 \uFFFD"}},
+		{"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\xff\"}}", true, 0, eventDelta{Type: "text_delta", Text: "\uFFFD"}},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}`, false, 0, eventDelta{}},
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}x`, false, 0, eventDelta{}},
 		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}`, false, 0, eventDelta{}},
 		{`{"type":"content_block_delta","index":1e0,"delta":{}}`, false, 0, eventDelta{}},
 	}
 	for _, tt := range tests {
 		var dl eventDelta
-		index, ok := parseDelta([]byte(tt.in), &dl)
+		index, ok := parseDelta(new(jsonscan.Scanner), []byte(tt.in), &dl)
 		if ok != tt.ok || (ok && (index != tt.index || dl != tt.want)) {
 			t.Errorf("%s: %v %d %+v", tt.in, ok, index, dl)
+		}
+	}
+}
+
+// TestDecodeDeltaAllocs pins the fast path's cost: one allocation per
+// delta event (its text), with escapes or without.
+func TestDecodeDeltaAllocs(t *testing.T) {
+	d := newDecoder("anthropic", 0)
+	for _, data := range [][]byte{
+		[]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello, world"}}`),
+		[]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"line\n\"quoted\" \u00e9\ud83d\ude00"}}`),
+	} {
+		var dl eventDelta
+		if n := testing.AllocsPerRun(100, func() {
+			if _, ok := parseDelta(&d.scan, data, &dl); !ok {
+				t.Fatal("fast path declined")
+			}
+		}); n != 1 {
+			t.Errorf("%s: %v allocations, want 1", data, n)
 		}
 	}
 }

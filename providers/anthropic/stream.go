@@ -6,6 +6,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
+	"github.com/runlet/runlet/internal/jsonscan"
 	"github.com/runlet/runlet/modelkit"
 )
 
@@ -65,6 +66,7 @@ type blockState struct {
 type decoder struct {
 	name   string
 	ev     streamEvent
+	scan   jsonscan.Scanner // parseDelta's, kept for its scratch buffer
 	acc    modelkit.Accumulator
 	blocks []blockState
 	calls  int
@@ -100,7 +102,7 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 		return out, false, nil
 	}
 	var dl eventDelta
-	if i, ok := parseDelta(data, &dl); ok {
+	if i, ok := parseDelta(&d.scan, data, &dl); ok {
 		return d.delta(i, &dl)
 	}
 	ev := &d.ev
