@@ -179,26 +179,3 @@ func scrub(err error) error {
 	}
 	return &url.Error{Op: ue.Op, URL: where, Err: ue.Err}
 }
-
-// ErrBodyTooLarge is returned by ReadBody for a body over its limit.
-var ErrBodyTooLarge = errors.New("response body too large")
-
-// ReadBody reads a whole response body of at most limit bytes. When the
-// server declared the length it reads into one buffer of that size, instead
-// of growing one as io.ReadAll does.
-func ReadBody(resp *http.Response, limit int64) ([]byte, error) {
-	if n := resp.ContentLength; n > limit {
-		return nil, ErrBodyTooLarge
-	} else if n > 0 {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err == nil && int64(len(body)) > limit {
-		return nil, ErrBodyTooLarge
-	}
-	return body, err
-}

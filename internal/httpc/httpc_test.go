@@ -299,6 +299,34 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
+// A body of unknown length is read through a pooled buffer: what ReadBody
+// returns is the caller's own, not overwritten by the next read.
+func TestReadBodyOwnsItsBytes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush() // no Content-Length
+		io.WriteString(w, strings.Repeat(r.URL.Query().Get("c"), 5000))
+	}))
+	defer srv.Close()
+	var bodies [][]byte
+	for _, c := range []string{"a", "b", "c"} {
+		resp, err := http.Get(srv.URL + "?c=" + c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := ReadBody(resp, 1<<20)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, body)
+	}
+	for i, c := range []string{"a", "b", "c"} {
+		if string(bodies[i]) != strings.Repeat(c, 5000) {
+			t.Errorf("body %d changed: %.20q...", i, bodies[i])
+		}
+	}
+}
+
 func TestRetryStream(t *testing.T) {
 	perr := &runlet.ProviderError{Message: "cut", Retryable: true}
 	ev := runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: "x"}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // DefaultMaxEventSize bounds one event's data, so a broken or hostile server
@@ -23,6 +24,29 @@ const DefaultMaxEventSize = 32 << 20
 
 // ErrEventTooLarge is returned when one event's data exceeds the limit.
 var ErrEventTooLarge = errors.New("sse: event exceeds size limit")
+
+// errReleased is what Next returns after Release.
+var errReleased = errors.New("sse: reader released")
+
+// bufSize is the read buffer of a Reader: a few events' worth. Longer lines
+// are assembled in a buffer that grows as far as the event size limit, so
+// a stream of small events holds 4 KiB, not the size of its largest event.
+const bufSize = 4 << 10
+
+// maxPooled bounds the data and line buffers a Reader gives back to the
+// pool: a stream that once carried a huge event does not pin it.
+const maxPooled = 64 << 10
+
+// buffers are what a Reader allocates, pooled across streams: at thousands
+// of concurrent streams and one stream per model call, the buffers are most
+// of what reading costs.
+type buffers struct {
+	br         *bufio.Reader
+	data, line []byte
+	types      map[string]string // interned event types; bounded by intern
+}
+
+var pool = sync.Pool{New: func() any { return &buffers{br: bufio.NewReaderSize(nil, bufSize)} }}
 
 // Event is one dispatched event. Data is only valid until the next call to
 // Next; copy it to keep it.
@@ -34,6 +58,7 @@ type Event struct {
 
 // Reader reads events from an event stream.
 type Reader struct {
+	bufs    *buffers // nil once released
 	br      *bufio.Reader
 	data    []byte
 	line    []byte // assembly buffer for lines longer than the bufio buffer
@@ -46,9 +71,38 @@ type Reader struct {
 	err     error
 }
 
-// NewReader returns a Reader on r with a 64 KiB buffer.
+// NewReader returns a Reader on r. Its buffers come from a pool: call
+// Release when done with it (a Reader that reached the end of its stream or
+// an error has already released them).
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: DefaultMaxEventSize}
+	b := pool.Get().(*buffers)
+	b.br.Reset(r)
+	return &Reader{bufs: b, br: b.br, data: b.data[:0], line: b.line[:0], types: b.types, max: DefaultMaxEventSize}
+}
+
+// Release gives the Reader's buffers back to the pool. The last event's
+// Data is invalid after it, and Next returns an error. Release is
+// idempotent.
+func (r *Reader) Release() {
+	b := r.bufs
+	if b == nil {
+		return
+	}
+	r.bufs, r.br = nil, nil
+	if r.err == nil {
+		r.err = errReleased
+	}
+	b.br.Reset(nil) // drop the reference to the stream
+	b.data, b.line, b.types = keep(r.data), keep(r.line), r.types
+	r.data, r.line, r.types = nil, nil, nil
+	pool.Put(b)
+}
+
+func keep(b []byte) []byte {
+	if cap(b) > maxPooled {
+		return nil
+	}
+	return b[:0]
 }
 
 // SetMaxEventSize changes the per-event data limit.
@@ -60,6 +114,7 @@ func (r *Reader) SetMaxEventSize(n int) { r.max = n }
 // (a provider knows its own terminal event).
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
+		r.Release() // the previous event, if any, is no longer valid
 		return Event{}, r.err
 	}
 	r.data = r.data[:0]
@@ -72,6 +127,7 @@ func (r *Reader) Next() (Event, error) {
 				return r.event(), nil
 			}
 			r.err = err
+			r.Release()
 			return Event{}, err
 		}
 		if len(line) == 0 {
@@ -98,6 +154,7 @@ func (r *Reader) Next() (Event, error) {
 			}
 			if len(r.data)+len(value) > r.max {
 				r.err = ErrEventTooLarge
+				r.Release()
 				return Event{}, r.err
 			}
 			r.data = append(r.data, value...)
@@ -137,8 +194,8 @@ func (r *Reader) intern(b []byte) string {
 //
 // It looks for either terminator in the buffered bytes rather than waiting
 // for an LF, so a stream that ends its lines with CR alone is read line by
-// line as it arrives (not held until 64 KiB or EOF, and not mistaken for
-// one huge line). A CR that ends the buffered bytes may be the first half
+// line as it arrives (not held until the buffer fills or EOF, and not
+// mistaken for one huge line). A CR that ends the buffered bytes may be the first half
 // of a CRLF; skipLF drops the LF if it comes next.
 func (r *Reader) readLine() ([]byte, error) {
 	r.line = r.line[:0]

@@ -122,6 +122,7 @@ func isEventStream(h http.Header) bool {
 // it without error.
 func (m *Messages) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 	r := sse.NewReader(resp.Body)
+	defer r.Release()
 	d := newDecoder(m.cfg.name, m.cfg.limit)
 	for {
 		ev, err := r.Next()

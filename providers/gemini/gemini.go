@@ -108,6 +108,7 @@ func (m *Model) newAssembler() assembler {
 // error.
 func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 	r := sse.NewReader(resp.Body)
+	defer r.Release()
 	a := m.newAssembler()
 	stopped := false
 	send := func(ev runlet.StreamEvent) {

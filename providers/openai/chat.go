@@ -249,6 +249,7 @@ func (m *ChatCompletions) readStream(ctx context.Context, resp *http.Response, b
 	d := newChatDecoder(m.r.name, b.thinkTags, m.r.limit)
 	d.requestID = httpc.RequestID(resp.Header)
 	rd := sse.NewReader(resp.Body)
+	defer rd.Release()
 	for {
 		ev, err := rd.Next()
 		if err == io.EOF {

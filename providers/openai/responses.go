@@ -189,6 +189,7 @@ func (m *Responses) readStream(ctx context.Context, resp *http.Response, b respB
 	}
 	d := newRespDecoder(m.r.name, resp.Body, m.r.limit)
 	d.requestID = httpc.RequestID(resp.Header)
+	defer d.r.Release()
 	for {
 		ev, err := d.next()
 		if err != nil {
