@@ -45,9 +45,9 @@ func (r *run) callFor(ctx context.Context, purpose string, m Model, req *ModelRe
 	if err != nil {
 		return nil, err
 	}
-	r.account(purpose, resp.Usage)
+	_, cost := r.account(purpose, resp)
 	if r.watched {
-		r.emit(&ModelFinished{Purpose: purpose, Response: resp, Duration: time.Since(start)})
+		r.emit(&ModelFinished{Purpose: purpose, Response: resp, Cost: cost, Duration: time.Since(start)})
 	}
 	if policy, err := r.checkTokens(); err != nil {
 		r.limitHit = policy
@@ -56,9 +56,11 @@ func (r *run) callFor(ctx context.Context, purpose string, m Model, req *ModelRe
 	return resp, nil
 }
 
-// account adds one model call's usage to the run's, in total and under its
-// purpose, and returns it normalised (one request, a total).
-func (r *run) account(purpose string, u Usage) Usage {
+// account adds one model call's usage to the run's, in total, under its
+// purpose and under the model that answered, prices it, and returns the
+// usage normalised (one request, a total) and the call's cost.
+func (r *run) account(purpose string, resp *ModelResponse) (Usage, Cost) {
+	u := resp.Usage
 	if u.Requests == 0 {
 		u.Requests = 1
 	}
@@ -70,5 +72,15 @@ func (r *run) account(purpose string, u Usage) Usage {
 		r.byPurpose = make(map[string]Usage, 2)
 	}
 	r.byPurpose[purpose] = r.byPurpose[purpose].Add(u)
-	return u
+	if r.byModel == nil {
+		r.byModel = make(map[string]Usage, 1)
+	}
+	if r.costByModel == nil {
+		r.costByModel = make(map[string]Cost, 1)
+	}
+	r.byModel[resp.Model] = r.byModel[resp.Model].Add(u)
+	c := r.price(resp.Model, u)
+	r.cost = r.cost.Add(c)
+	r.costByModel[resp.Model] = r.costByModel[resp.Model].Add(c)
+	return u, c
 }

@@ -53,6 +53,17 @@ type Result struct {
 	// purpose (PurposeAgent, "summarize", ...).
 	Usage          Usage            `json:"usage"`
 	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
+	// UsageByModel splits Usage by the model that answered each call, by
+	// the name its provider reported (ModelResponse.Model, such as
+	// "gpt-4o-2024-08-06"; empty for a Model that reports none): a run
+	// that fell back from one model to another (see Fallback) has both.
+	UsageByModel map[string]Usage `json:"usage_by_model,omitempty"`
+	// Cost is what the calls cost by the run's price table (see
+	// WithPrices), and CostByModel splits it as UsageByModel splits Usage.
+	// When Cost.Known() is false, some calls had no price and Amount is
+	// only the known part.
+	Cost        Cost            `json:"cost"`
+	CostByModel map[string]Cost `json:"cost_by_model,omitempty"`
 	// Turns counts model calls.
 	Turns int `json:"turns"`
 	// Pending lists the calls waiting for a decision when Status is

@@ -25,6 +25,9 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 		Messages:       slices.Clone(r.added),
 		Usage:          r.usage,
 		UsageByPurpose: maps.Clone(r.byPurpose),
+		UsageByModel:   maps.Clone(r.byModel),
+		Cost:           r.cost,
+		CostByModel:    maps.Clone(r.costByModel),
 		ToolCalls:      r.toolCalls,
 		Settings:       r.cfg.settings,
 		Options:        r.cfg.options,
@@ -108,6 +111,12 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	r.usage, r.byPurpose = cp.Usage, cp.UsageByPurpose
 	if r.byPurpose == nil && cp.Usage.Requests > 0 { // a checkpoint from before purposes
 		r.byPurpose = map[string]Usage{PurposeAgent: cp.Usage}
+	}
+	r.byModel, r.cost, r.costByModel = cp.UsageByModel, cp.Cost, cp.CostByModel
+	if r.byModel == nil && cp.Usage.Requests > 0 { // a checkpoint from before costs
+		r.byModel = map[string]Usage{"": cp.Usage}
+		r.cost = Cost{Unpriced: cp.Usage.Requests}
+		r.costByModel = map[string]Cost{"": r.cost}
 	}
 	r.toolCalls = cp.ToolCalls
 	if cp.MaxTurns > 0 {

@@ -169,5 +169,7 @@ func cloneResult(res *Result) *Result {
 	c.Messages = cloneMessages(res.Messages)
 	c.Pending = cloneCalls(res.Pending)
 	c.UsageByPurpose = maps.Clone(res.UsageByPurpose)
+	c.UsageByModel = maps.Clone(res.UsageByModel)
+	c.CostByModel = maps.Clone(res.CostByModel)
 	return &c
 }

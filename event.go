@@ -109,11 +109,13 @@ type ToolCallDelta struct {
 }
 
 // ModelFinished carries the model's complete response; Purpose is as in
-// ModelStarted.
+// ModelStarted. Cost is the call's, from the run's price table (see
+// WithPrices): unpriced when the table has no price for Response.Model.
 type ModelFinished struct {
 	EventHeader
 	Purpose  string         `json:"purpose,omitempty"`
 	Response *ModelResponse `json:"response"`
+	Cost     Cost           `json:"cost"`
 	Duration time.Duration  `json:"duration_ns"`
 }
 

@@ -37,19 +37,22 @@ type run struct {
 	// toolsLoaded says tools are current for the next model call.
 	toolsLoaded bool
 
-	history    []Message // before this run
-	sessionLen int       // session messages the run started after
-	added      []Message // this run's messages
-	committed  int       // how many of added are in the session store
-	usage      Usage
-	byPurpose  map[string]Usage // usage split by the purpose of the call
-	limitHit   string           // policy of the usage limit a preparer's call hit
-	toolCalls  int
-	scope                  // the run's observers, hooks, preparers and tool limits over the Runtime's
-	maxTurns   int         // resolved: run, else agent, else Runtime
-	limits     UsageLimits // resolved: run, else Runtime
-	options    map[string]any
-	settings   Settings
+	history     []Message // before this run
+	sessionLen  int       // session messages the run started after
+	added       []Message // this run's messages
+	committed   int       // how many of added are in the session store
+	usage       Usage
+	byPurpose   map[string]Usage // usage split by the purpose of the call
+	byModel     map[string]Usage // usage split by the model that answered
+	cost        Cost
+	costByModel map[string]Cost
+	limitHit    string // policy of the usage limit a preparer's call hit
+	toolCalls   int
+	scope                   // the run's observers, hooks, preparers and tool limits over the Runtime's
+	maxTurns    int         // resolved: run, else agent, else Runtime
+	limits      UsageLimits // resolved: run, else Runtime
+	options     map[string]any
+	settings    Settings
 
 	out *outputState // nil without an output schema
 
@@ -258,6 +261,9 @@ func (r *run) snapshot(status Status) *Result {
 		Messages:       slices.Clone(r.added),
 		Usage:          r.usage,
 		UsageByPurpose: maps.Clone(r.byPurpose),
+		UsageByModel:   maps.Clone(r.byModel),
+		Cost:           r.cost,
+		CostByModel:    maps.Clone(r.costByModel),
 		Turns:          r.info.Turn,
 	}
 }

@@ -44,6 +44,7 @@ type scope struct {
 	maxTurns      int
 	toolTimeout   time.Duration
 	maxToolOutput int
+	pricer        Pricer
 }
 
 // with returns the scope of one run: run's values over s, its lists after
@@ -56,6 +57,9 @@ func (s scope) with(run scope) scope {
 	s.maxTurns = cmp.Or(run.maxTurns, s.maxTurns)
 	s.toolTimeout = cmp.Or(run.toolTimeout, s.toolTimeout)
 	s.maxToolOutput = cmp.Or(run.maxToolOutput, s.maxToolOutput)
+	if run.pricer != nil {
+		s.pricer = run.pricer
+	}
 	return s
 }
 

@@ -78,6 +78,12 @@ type Checkpoint struct {
 	Usage          Usage            `json:"usage"`
 	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
 	ToolCalls      int              `json:"tool_calls,omitempty"`
+	// UsageByModel, Cost and CostByModel are the Result's so far, so the
+	// resumed run goes on adding to them. A checkpoint written before they
+	// were recorded resumes with the calls before it unpriced.
+	UsageByModel map[string]Usage `json:"usage_by_model,omitempty"`
+	Cost         Cost             `json:"cost,omitzero"`
+	CostByModel  map[string]Cost  `json:"cost_by_model,omitempty"`
 	// Settings and Options are the run's own request settings and options
 	// (WithSettings, WithOptions), laid over the agent's again on resume.
 	Settings Settings       `json:"settings,omitzero"`

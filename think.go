@@ -63,11 +63,11 @@ func (r *run) think() (*ModelResponse, bool) {
 		}
 	}
 	r.nameCalls(resp)
-	u := r.account(PurposeAgent, resp.Usage)
+	u, cost := r.account(PurposeAgent, resp)
 	r.info.prevInputTokens = u.InputTokens
 	r.added = append(r.added, resp.Message)
 	if r.watched {
-		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Duration: time.Since(start)})
+		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Cost: cost, Duration: time.Since(start)})
 	}
 	if policy, err := r.checkTokens(); err != nil {
 		r.fail(err, policy)
