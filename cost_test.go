@@ -204,20 +204,8 @@ func TestResumeKeepsCost(t *testing.T) {
 // unpriced: their cost is unknown, so the run's is incomplete.
 func TestResumeCheckpointWithoutCost(t *testing.T) {
 	ctx := context.Background()
-	old := `{"run_id":"old","turn":1,"history_len":0,
-		"messages":[{"role":"user","parts":[{"type":"text","text":"go"}]},
-		            {"role":"assistant","parts":[{"type":"tool_call","id":"d","name":"delete_file","arguments":{"path":"/x"}}]}],
-		"pending":[{"type":"tool_call","id":"d","name":"delete_file","arguments":{"path":"/x"}}],
-		"usage":{"input_tokens":10,"output_tokens":2,"total_tokens":12,"requests":1},
-		"created_at":"2026-11-01T00:00:00Z"}`
-	var cp runlet.Checkpoint
-	if err := json.Unmarshal([]byte(old), &cp); err != nil {
-		t.Fatal(err)
-	}
 	store, _, agent := interruptible(as(runlettest.TextReply("Done."), "m", runlet.Usage{InputTokens: 1000}))
-	if err := store.SaveCheckpoint(ctx, &cp); err != nil {
-		t.Fatal(err)
-	}
+	saveOldCheckpoint(t, store)
 	res, err := runlet.NewRuntime(runlet.WithStore(store), runlet.WithPrices(runlet.Prices{"m": {Input: 1}})).
 		Resume(ctx, agent, "old", runlet.Approve("d"))
 	if err != nil || res.Cost.Unpriced != 1 || !near(res.Cost.Amount, 1000/1e6) || res.UsageByModel[""].Requests != 1 {

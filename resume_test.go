@@ -327,6 +327,22 @@ func TestResumeCountsToolCallsAndMaxTurns(t *testing.T) {
 // resuming Runtime's limits.
 func TestResumeOldCheckpoint(t *testing.T) {
 	ctx := context.Background()
+	store, model, agent := interruptible(runlettest.TextReply("Done."))
+	saveOldCheckpoint(t, store)
+	res, err := runlet.NewRuntime(runlet.WithStore(store), runlet.WithLimits(runlet.UsageLimits{Requests: 2})).
+		Resume(ctx, agent, "old", runlet.Approve("d"))
+	if err != nil || res.Output != "Done." || res.Usage.Requests != 2 || res.Turns != 2 {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	if model.Requests()[0].Options["seed"] != 3.0 {
+		t.Fatalf("options %v", model.Requests()[0].Options)
+	}
+}
+
+// saveOldCheckpoint saves the checkpoint of run "old" as written before
+// limits, counts and costs were recorded, waiting for a decision on call "d".
+func saveOldCheckpoint(t *testing.T, store runlet.Store) {
+	t.Helper()
 	old := `{"run_id":"old","turn":1,"history_len":0,
 		"messages":[{"role":"user","parts":[{"type":"text","text":"go"}]},
 		            {"role":"assistant","parts":[{"type":"tool_call","id":"d","name":"delete_file","arguments":{"path":"/x"}}]}],
@@ -337,16 +353,7 @@ func TestResumeOldCheckpoint(t *testing.T) {
 	if err := json.Unmarshal([]byte(old), &cp); err != nil {
 		t.Fatal(err)
 	}
-	store, model, agent := interruptible(runlettest.TextReply("Done."))
-	if err := store.SaveCheckpoint(ctx, &cp); err != nil {
+	if err := store.SaveCheckpoint(context.Background(), &cp); err != nil {
 		t.Fatal(err)
-	}
-	res, err := runlet.NewRuntime(runlet.WithStore(store), runlet.WithLimits(runlet.UsageLimits{Requests: 2})).
-		Resume(ctx, agent, "old", runlet.Approve("d"))
-	if err != nil || res.Output != "Done." || res.Usage.Requests != 2 || res.Turns != 2 {
-		t.Fatalf("res=%+v err=%v", res, err)
-	}
-	if model.Requests()[0].Options["seed"] != 3.0 {
-		t.Fatalf("options %v", model.Requests()[0].Options)
 	}
 }
