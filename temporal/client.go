@@ -1,0 +1,108 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/runlet/runlet"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Start starts a durable run of in.Agent on the worker's task queue given
+// in opts.
+func Start(ctx context.Context, c client.Client, opts client.StartWorkflowOptions, in RunInput) (client.WorkflowRun, error) {
+	return c.ExecuteWorkflow(ctx, opts, WorkflowName, in)
+}
+
+// Wait waits for a run to end and returns its Result. Like Runtime.Run, a
+// failed run returns its error and, when the workflow recorded one, the
+// partial Result; a run stopped by a policy returns a *runlet.PolicyError
+// (errors.Is it with runlet.ErrMaxTurns or runlet.ErrUsageLimit).
+func Wait(ctx context.Context, run client.WorkflowRun) (*runlet.Result, error) {
+	var res runlet.Result
+	err := run.Get(ctx, &res)
+	if err == nil {
+		return &res, nil
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return nil, err
+	}
+	var fd failureDetails
+	if app.Details(&fd) != nil {
+		return nil, err
+	}
+	if fd.Policy != "" {
+		cause := errors.New(app.Message())
+		switch {
+		case fd.Policy == "max_turns":
+			cause = &wrapped{msg: app.Message(), err: runlet.ErrMaxTurns}
+		case strings.HasPrefix(fd.Policy, "usage_limit:"):
+			cause = &wrapped{msg: app.Message(), err: runlet.ErrUsageLimit}
+		}
+		err = &runlet.PolicyError{Policy: fd.Policy, Err: cause}
+	}
+	return fd.Result, err
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
+
+// Decide delivers the decisions on a waiting run's pending calls, one per
+// call, through the runlet.decide update. It fails, changing nothing, when
+// the run is not waiting or the decisions do not match its pending calls.
+func Decide(ctx context.Context, c client.Client, workflowID string, decisions ...runlet.Decision) error {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflowID,
+		UpdateName:   DecideUpdate,
+		Args:         []any{decisions},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, nil)
+}
+
+// Pending returns the calls a run waits for decisions on (none when it is
+// not waiting).
+func Pending(ctx context.Context, c client.Client, workflowID string) ([]runlet.ToolCallPart, error) {
+	v, err := c.QueryWorkflow(ctx, workflowID, "", PendingQuery)
+	if err != nil {
+		return nil, err
+	}
+	var calls []runlet.ToolCallPart
+	return calls, v.Get(&calls)
+}
+
+// GetProgress returns a run's progress: state, turn, usage, pending calls.
+func GetProgress(ctx context.Context, c client.Client, workflowID string) (Progress, error) {
+	var p Progress
+	v, err := c.QueryWorkflow(ctx, workflowID, "", ProgressQuery)
+	if err != nil {
+		return p, err
+	}
+	return p, v.Get(&p)
+}
+
+// IdempotencyKey returns, inside a tool called by the tool activity, a key
+// that is the same for every attempt of this call and differs for every
+// other call of every run: the workflow ID, its run ID and the activity ID.
+// A tool with side effects passes it on (an Idempotency-Key header, a
+// unique column) so that an attempt repeated after a crash does nothing
+// twice. Outside an activity it returns "".
+func IdempotencyKey(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	info := activity.GetInfo(ctx)
+	return info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID + "/" + info.ActivityID
+}

@@ -1,0 +1,77 @@
+// Package temporal runs Runlet agents as durable Temporal workflows: a run
+// survives a crashed worker, a deploy in its middle, and a wait of days for
+// a human's approval. It is a module of its own, so the main Runlet module
+// never carries Temporal.
+//
+// # The model
+//
+// The same runlet.Agent, tools, hooks, preparers and observers run on a
+// Temporal worker. New(Config{Agents: ...}) takes them, Register puts one
+// workflow and its activities on a worker, and a client starts a run with
+// data only: RunInput names the agent and carries the input and options.
+//
+//	workflow runlet.RunAgent(RunInput)       deterministic: Runlet's loop
+//	  activity runlet.LoadSession            once, when SessionID is set
+//	  loop:
+//	    activity runlet.Model                one model call (a turn): the
+//	                                         request, preparers, model-call
+//	                                         hooks and the call, as Runlet does
+//	    activity runlet.Tool  ×N, parallel   one per tool call; results in the
+//	                                         model's order
+//	    [wait for update runlet.decide]      calls that need approval
+//	    activity runlet.AppendSession        each completed turn
+//
+// The workflow holds the run's state (messages, usage, counts, pending
+// calls) and makes every decision from recorded activity results, so it is
+// deterministic: run IDs come from the workflow ID, times from
+// workflow.Now, and no wall clock or random number reaches it. Limits
+// (max turns, usage limits) are checked in the workflow, as in Runlet.
+//
+// # Failures and retries
+//
+// An activity that fails is retried under its retry policy
+// (Config.ModelActivity, Config.ToolActivity). Runlet's errors decide what
+// is retried: a non-retryable *runlet.ProviderError (a 400, a bad key)
+// fails the activity for good, a provider's Retry-After sets the delay of
+// the next attempt, a policy (a hook's error, context overflow) is never
+// retried. A tool's own error is no activity failure: like in Runlet it
+// becomes an is-error result the model sees. The workflow fails with an
+// ApplicationError carrying the partial Result; Wait returns both, with a
+// *runlet.PolicyError for a policy.
+//
+// # Crash safety, and what can repeat
+//
+// A completed activity is recorded in the workflow's history and never runs
+// again: a new worker replays the history and goes on from there. An
+// activity cut off in the middle (its worker died, it timed out) runs
+// again: tool calls are at least once. A tool with side effects should be
+// idempotent; IdempotencyKey gives it a key that is the same for every
+// attempt of one call and different for every other call.
+//
+// # Human in the loop
+//
+// A call that needs approval (runlet.WithApproval, or a BeforeToolCall hook
+// returning runlet.ErrApprovalRequired) makes the workflow wait, durably,
+// for the runlet.decide update with one runlet.Decision per pending call —
+// runlet.Approve, runlet.Reject, runlet.ApproveWithArguments, as for
+// Runtime.Resume (see Decide). The runlet.pending query lists the calls
+// (Pending); RunInput.ApprovalTimeout bounds the wait.
+//
+// # Visibility
+//
+// Config.Observers receive Runlet's events on the worker: model and tool
+// events from the activities as they happen, run and state events from the
+// workflow (never during a replay). Temporal does not stream tokens to the
+// caller of a workflow: the caller gets the Result. The closest honest
+// thing is Config.Stream, which makes the model activity stream and pass
+// text deltas to the worker's observers, from where an application can
+// push them to a user; the runlet.progress query (Progress) returns the
+// turn, usage and pending calls so far.
+//
+// # Sessions
+//
+// With RunInput.SessionID and Config.Sessions (any runlet.SessionStore,
+// such as store/sqlite or store/postgres), the run continues the session
+// and appends each completed turn to it, so a conversation can move between
+// runlet.Runtime runs and durable runs.
+package temporal

@@ -1,0 +1,167 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/runlet/runlet"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+)
+
+// The model activity is one turn of Runlet's own loop: a Runtime built for
+// the call runs the agent on the workflow's messages, with the worker's
+// preparers and model-call hooks, and stops before any tool runs (a
+// BeforeToolCall hook asks for approval of every call, so the run ends
+// interrupted with the calls pending). Request building, settings, tool
+// specs, toolsets, preparers, hooks, deltas and usage accounting are
+// therefore exactly Runlet's.
+
+// holdTools holds every tool call of the turn for the workflow.
+var holdTools = runlet.Hooks{
+	BeforeToolCall: func(context.Context, *runlet.ToolCallPart) (*runlet.ToolResultPart, error) {
+		return nil, runlet.ErrApprovalRequired
+	},
+}
+
+func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutput, error) {
+	agent, err := d.agent(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if in.Model != "" {
+		m, ok := d.cfg.Models[in.Model]
+		if !ok {
+			return nil, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("runlet/temporal: no model %q is registered on this worker", in.Model), ErrTypeUnknownAgent, nil)
+		}
+		a := *agent
+		a.Model = m
+		agent = &a
+	}
+	hooks := make([]runlet.Hooks, 0, len(d.cfg.Hooks)+2)
+	for _, h := range d.cfg.Hooks {
+		if h.BeforeModelCall != nil || h.AfterModelCall != nil {
+			hooks = append(hooks, runlet.Hooks{BeforeModelCall: h.BeforeModelCall, AfterModelCall: h.AfterModelCall})
+		}
+	}
+	// Name calls that came without an ID after the turn of the workflow,
+	// not of this one-turn run, so they stay unique in the whole run.
+	hooks = append(hooks, runlet.Hooks{AfterModelCall: func(_ context.Context, _ *runlet.ModelRequest, resp *runlet.ModelResponse) error {
+		nameCalls(resp, in.Turn)
+		return nil
+	}}, holdTools)
+	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx}
+	rt := runlet.NewRuntime(
+		runlet.WithHooks(hooks...),
+		runlet.WithPreparers(d.cfg.Preparers...),
+		runlet.WithObservers(fwd),
+		runlet.WithMaxTurns(1),
+	)
+	opts := []runlet.RunOption{
+		runlet.WithHistory(in.Messages...),
+		runlet.WithRunID(in.RunID),
+		runlet.WithSettings(in.Settings),
+		runlet.WithOptions(in.Options),
+	}
+	var res *runlet.Result
+	if d.cfg.Stream {
+		for ev, e := range rt.Stream(ctx, agent, "", opts...) {
+			switch ev := ev.(type) {
+			case *runlet.RunFinished:
+				res = ev.Result
+			case *runlet.RunInterrupted:
+				res = ev.Result
+			case *runlet.RunFailed:
+				res, err = ev.Result, e
+			}
+		}
+	} else {
+		res, err = rt.Run(ctx, agent, "", opts...)
+	}
+	if err != nil {
+		return nil, activityError(ctx, err)
+	}
+	if res == nil || len(res.Messages) == 0 {
+		return nil, temporal.NewNonRetryableApplicationError("runlet/temporal: the model call added no message", ErrTypeRun, nil)
+	}
+	return &ModelOutput{
+		Message:        res.Messages[len(res.Messages)-1],
+		FinishReason:   fwd.finishReason(),
+		Usage:          res.Usage,
+		UsageByPurpose: res.UsageByPurpose,
+	}, nil
+}
+
+// nameCalls gives tool calls without an ID one unique in the run.
+func nameCalls(resp *runlet.ModelResponse, turn int) {
+	cloned := false
+	for i, p := range resp.Message.Parts {
+		if c, ok := p.(runlet.ToolCallPart); ok && c.ID == "" {
+			if !cloned { // the model may share its parts
+				resp.Message.Parts, cloned = slices.Clone(resp.Message.Parts), true
+			}
+			c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
+			resp.Message.Parts[i] = c
+		}
+	}
+}
+
+// activityError turns a run's error into the activity's: a policy or a
+// non-retryable provider error is never retried, a provider's Retry-After
+// sets the next attempt's delay, a cancellation stays one.
+func activityError(ctx context.Context, err error) error {
+	var pol *runlet.PolicyError
+	var pe *runlet.ProviderError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &pol):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePolicy, err, pol.Policy)
+	case errors.As(err, &pe):
+		return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeProvider, temporal.ApplicationErrorOptions{
+			NonRetryable:   !pe.Retryable,
+			NextRetryDelay: pe.RetryAfter,
+			Details:        []any{pe.StatusCode, pe.Code},
+		})
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRun, err)
+}
+
+// forwarder passes the one-turn run's model events to the worker's
+// observers, labelled with the workflow's turn, and heartbeats on deltas.
+type forwarder struct {
+	d    *Durable
+	ctx  context.Context
+	turn int
+
+	mu     sync.Mutex
+	finish runlet.FinishReason
+}
+
+func (f *forwarder) finishReason() runlet.FinishReason {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finish
+}
+
+func (f *forwarder) Observe(ctx context.Context, ev runlet.Event) {
+	switch e := ev.(type) {
+	case *runlet.ModelFinished:
+		if e.Purpose == runlet.PurposeAgent && e.Response != nil {
+			f.mu.Lock()
+			f.finish = e.Response.FinishReason
+			f.mu.Unlock()
+		}
+	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta:
+		activity.RecordHeartbeat(f.ctx)
+	case *runlet.ContextPrepared, *runlet.ModelStarted:
+	default:
+		return // the one-turn run's own run and state events are not the workflow's
+	}
+	restamp(ev, f.turn)
+	f.d.observe(ctx, ev)
+}

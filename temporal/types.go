@@ -1,0 +1,117 @@
+package temporal
+
+import (
+	"time"
+
+	"github.com/runlet/runlet"
+)
+
+// RunInput is the workflow's input: data only, so it can be stored in the
+// workflow's history. Agent names an agent registered on the worker.
+type RunInput struct {
+	// Agent is the registered agent's name; required.
+	Agent string `json:"agent"`
+	// Model, when set, names a model of Config.Models to use instead of
+	// the agent's.
+	Model string `json:"model,omitempty"`
+	// Input is the user's message; Messages are more input messages
+	// (multimodal parts, say) after it.
+	Input    string           `json:"input,omitempty"`
+	Messages []runlet.Message `json:"messages,omitempty"`
+	// History comes before the input (after the session's history).
+	History []runlet.Message `json:"history,omitempty"`
+	// SessionID continues a session of Config.Sessions: its history is
+	// loaded first, and every completed turn is appended to it.
+	SessionID string `json:"session_id,omitempty"`
+	// RunID labels events and the Result; default: the workflow ID.
+	RunID string `json:"run_id,omitempty"`
+	// Settings and Options override the agent's, as runlet.WithSettings
+	// and runlet.WithOptions do.
+	Settings runlet.Settings `json:"settings,omitzero"`
+	Options  map[string]any  `json:"options,omitempty"`
+	// MaxTurns bounds model calls (default: the agent's, else
+	// runlet.DefaultMaxTurns); Limits bound usage.
+	MaxTurns int                `json:"max_turns,omitempty"`
+	Limits   runlet.UsageLimits `json:"limits,omitzero"`
+	// ApprovalTimeout bounds the wait for decisions on calls that need
+	// approval (default: no bound; a run may wait for days). When it
+	// passes, the run fails with policy "approval_timeout".
+	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+}
+
+// Progress is what ProgressQuery returns: the run so far.
+type Progress struct {
+	RunID string          `json:"run_id"`
+	Agent string          `json:"agent"`
+	State runlet.RunState `json:"state"`
+	// Turn counts model calls so far; ToolCalls the tool calls executed.
+	Turn      int          `json:"turn"`
+	ToolCalls int          `json:"tool_calls"`
+	Usage     runlet.Usage `json:"usage"`
+	// Pending lists the calls waiting for a decision.
+	Pending []runlet.ToolCallPart `json:"pending,omitempty"`
+	// Messages counts the messages the run added so far.
+	Messages int `json:"messages"`
+}
+
+// ModelInput is the model activity's input: one model call of a run.
+type ModelInput struct {
+	Agent     string           `json:"agent"`
+	Model     string           `json:"model,omitempty"`
+	RunID     string           `json:"run_id"`
+	SessionID string           `json:"session_id,omitempty"`
+	Turn      int              `json:"turn"`
+	Messages  []runlet.Message `json:"messages"`
+	Settings  runlet.Settings  `json:"settings,omitzero"`
+	Options   map[string]any   `json:"options,omitempty"`
+}
+
+// ModelOutput is the model activity's result: the assistant's message and
+// the usage of the call, with the calls the preparers made.
+type ModelOutput struct {
+	Message        runlet.Message          `json:"message"`
+	FinishReason   runlet.FinishReason     `json:"finish_reason,omitempty"`
+	Usage          runlet.Usage            `json:"usage"`
+	UsageByPurpose map[string]runlet.Usage `json:"usage_by_purpose,omitempty"`
+}
+
+// ToolInput is the tool activity's input: one call of a turn.
+type ToolInput struct {
+	Agent     string              `json:"agent"`
+	RunID     string              `json:"run_id"`
+	SessionID string              `json:"session_id,omitempty"`
+	Turn      int                 `json:"turn"`
+	Call      runlet.ToolCallPart `json:"call"`
+	// Approved is set when a human approved the call.
+	Approved bool `json:"approved,omitempty"`
+}
+
+// ToolOutput is the tool activity's result. Pending means the call waits
+// for a decision and did not run.
+type ToolOutput struct {
+	Result    runlet.ToolResultPart `json:"result"`
+	ErrorKind runlet.ToolErrorKind  `json:"error_kind,omitempty"`
+	Pending   bool                  `json:"pending,omitempty"`
+}
+
+// Error types of the ApplicationErrors the workflow and its activities
+// fail with (temporal.ApplicationError.Type). They are never retried.
+const (
+	// ErrTypePolicy: a policy stopped the run (max turns, a usage limit, a
+	// hook, ...); Wait turns it into a *runlet.PolicyError.
+	ErrTypePolicy = "runlet.PolicyError"
+	// ErrTypeProvider: the provider refused the request for good; a
+	// retryable provider error is retried under the activity's policy.
+	ErrTypeProvider = "runlet.ProviderError"
+	// ErrTypeUnknownAgent: the input names no registered agent or model.
+	ErrTypeUnknownAgent = "runlet.UnknownAgent"
+	// ErrTypeRun: any other failure of the run (a bad agent, a store error).
+	ErrTypeRun = "runlet.RunError"
+)
+
+// failureDetails rides on the workflow's ApplicationError so that Wait can
+// return the partial Result with the error.
+type failureDetails struct {
+	Policy string         `json:"policy,omitempty"`
+	Result *runlet.Result `json:"result,omitempty"`
+}

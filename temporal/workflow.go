@@ -1,0 +1,306 @@
+package temporal
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/runlet/runlet"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// wfRun is one run of the workflow. Everything in it is workflow state,
+// changed only by workflow code, so a replay rebuilds it exactly.
+type wfRun struct {
+	d     *Durable
+	ctx   workflow.Context
+	in    RunInput
+	runID string
+	agent string
+
+	seq      int64
+	state    runlet.RunState
+	turn     int
+	maxTurns int
+
+	history    []runlet.Message // before the run: the session's, then in.History
+	sessionLen int
+	added      []runlet.Message // what the run added
+	committed  int              // how many of added are in the session
+
+	usage     runlet.Usage
+	byPurpose map[string]runlet.Usage
+	toolCalls int
+
+	pending   []runlet.ToolCallPart
+	decisions []runlet.Decision // set by the decide update
+}
+
+// runWorkflow is the workflow: Runlet's loop with each model call and each
+// tool call an activity.
+func (d *Durable) runWorkflow(ctx workflow.Context, in RunInput) (*runlet.Result, error) {
+	r := &wfRun{
+		d:     d,
+		ctx:   ctx,
+		in:    in,
+		runID: cmp.Or(in.RunID, workflow.GetInfo(ctx).WorkflowExecution.ID),
+		agent: in.Agent,
+		state: runlet.StateIdle,
+	}
+	if err := r.handlers(); err != nil {
+		return nil, err
+	}
+	agent, ok := d.agents[in.Agent]
+	if !ok {
+		return nil, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("runlet/temporal: no agent %q is registered on this worker", in.Agent), ErrTypeUnknownAgent, nil)
+	}
+	r.maxTurns = cmp.Or(in.MaxTurns, agent.MaxTurns, runlet.DefaultMaxTurns)
+	return r.run()
+}
+
+func (r *wfRun) handlers() error {
+	if err := workflow.SetQueryHandler(r.ctx, PendingQuery, func() ([]runlet.ToolCallPart, error) {
+		return r.pending, nil
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandler(r.ctx, ProgressQuery, func() (Progress, error) {
+		return Progress{RunID: r.runID, Agent: r.agent, State: r.state, Turn: r.turn, ToolCalls: r.toolCalls,
+			Usage: r.usage, Pending: r.pending, Messages: len(r.added)}, nil
+	}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(r.ctx, DecideUpdate,
+		func(_ workflow.Context, ds []runlet.Decision) error {
+			r.decisions = ds
+			return nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, ds []runlet.Decision) error {
+			if len(r.pending) == 0 || r.decisions != nil {
+				return errors.New("runlet/temporal: the run is not waiting for decisions")
+			}
+			return checkDecisions(r.pending, ds)
+		}})
+}
+
+// checkDecisions requires exactly one decision per pending call.
+func checkDecisions(pending []runlet.ToolCallPart, ds []runlet.Decision) error {
+	seen := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		if !slices.ContainsFunc(pending, func(c runlet.ToolCallPart) bool { return c.ID == d.CallID }) {
+			return fmt.Errorf("runlet/temporal: decision for %q, which is not a pending call", d.CallID)
+		}
+		if seen[d.CallID] {
+			return fmt.Errorf("runlet/temporal: two decisions for call %q", d.CallID)
+		}
+		seen[d.CallID] = true
+	}
+	for _, c := range pending {
+		if !seen[c.ID] {
+			return fmt.Errorf("runlet/temporal: no decision for pending call %q (%s)", c.ID, c.Name)
+		}
+	}
+	return nil
+}
+
+func (r *wfRun) run() (*runlet.Result, error) {
+	if r.in.SessionID != "" {
+		var hist []runlet.Message
+		if err := workflow.ExecuteActivity(r.storeCtx(), LoadSessionActivity, r.in.SessionID).Get(r.ctx, &hist); err != nil {
+			return r.fail(err, "")
+		}
+		r.sessionLen = len(hist)
+		r.history = hist
+	}
+	r.history = append(r.history, r.in.History...)
+	if r.in.Input != "" {
+		r.added = append(r.added, runlet.UserText(r.in.Input))
+	}
+	r.added = append(r.added, r.in.Messages...)
+	r.emit(&runlet.RunStarted{SessionID: r.in.SessionID, Input: slices.Clone(r.added)})
+	for {
+		out, err := r.think()
+		if err != nil {
+			return r.fail(err, "")
+		}
+		calls := out.Message.ToolCalls()
+		if len(calls) == 0 {
+			return r.finish(out.Message)
+		}
+		if l := r.in.Limits.ToolCalls; l > 0 && r.toolCalls+len(calls) > l {
+			return r.fail(fmt.Errorf("%w: %d tool calls", runlet.ErrUsageLimit, l), "usage_limit:tool_calls")
+		}
+		results, err := r.act(calls)
+		if err != nil {
+			return r.fail(err, "")
+		}
+		r.toolCalls += len(calls)
+		parts := make([]runlet.Part, len(results))
+		for i, res := range results {
+			parts[i] = res
+		}
+		r.added = append(r.added, runlet.Message{Role: runlet.RoleTool, Parts: parts})
+		r.transition(runlet.StateObserving)
+		if err := r.commit(); err != nil {
+			return r.fail(err, "")
+		}
+	}
+}
+
+// think is one model call, as an activity.
+func (r *wfRun) think() (*ModelOutput, error) {
+	if r.turn >= r.maxTurns {
+		return nil, &runlet.PolicyError{Policy: "max_turns", Err: fmt.Errorf("%w (%d)", runlet.ErrMaxTurns, r.maxTurns)}
+	}
+	if l := r.in.Limits.Requests; l > 0 && r.usage.Requests >= l {
+		return nil, &runlet.PolicyError{Policy: "usage_limit:requests", Err: fmt.Errorf("%w: %d model requests", runlet.ErrUsageLimit, l)}
+	}
+	r.transition(runlet.StateThinking)
+	r.turn++
+	msgs := make([]runlet.Message, 0, len(r.history)+len(r.added))
+	msgs = append(append(msgs, r.history...), r.added...)
+	actx := workflow.WithActivityOptions(r.ctx, r.d.cfg.ModelActivity.workflowOptions(0))
+	var out ModelOutput
+	err := workflow.ExecuteActivity(actx, ModelActivityName, ModelInput{
+		Agent: r.in.Agent, Model: r.in.Model, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn,
+		Messages: msgs, Settings: r.in.Settings, Options: r.in.Options,
+	}).Get(r.ctx, &out)
+	if err != nil {
+		return nil, err
+	}
+	r.usage = r.usage.Add(out.Usage)
+	if r.byPurpose == nil {
+		r.byPurpose = make(map[string]runlet.Usage, len(out.UsageByPurpose))
+	}
+	for _, p := range slices.Sorted(maps.Keys(out.UsageByPurpose)) {
+		r.byPurpose[p] = r.byPurpose[p].Add(out.UsageByPurpose[p])
+	}
+	r.added = append(r.added, out.Message)
+	if policy, err := checkTokens(r.in.Limits, r.usage); err != nil {
+		return nil, &runlet.PolicyError{Policy: policy, Err: err}
+	}
+	return &out, nil
+}
+
+func checkTokens(l runlet.UsageLimits, u runlet.Usage) (string, error) {
+	for _, c := range []struct {
+		name        string
+		limit, used int
+	}{
+		{"input_tokens", l.InputTokens, u.InputTokens},
+		{"output_tokens", l.OutputTokens, u.OutputTokens},
+		{"total_tokens", l.TotalTokens, u.TotalTokens},
+	} {
+		if c.limit > 0 && c.used > c.limit {
+			return "usage_limit:" + c.name, fmt.Errorf("%w: %s %d > %d", runlet.ErrUsageLimit, c.name, c.used, c.limit)
+		}
+	}
+	return "", nil
+}
+
+// commit appends the run's messages not yet in the session, at a turn
+// boundary, so the session never holds half a turn.
+func (r *wfRun) commit() error {
+	if r.in.SessionID == "" || r.committed == len(r.added) {
+		return nil
+	}
+	err := workflow.ExecuteActivity(r.storeCtx(), AppendSessionActivity, AppendInput{
+		SessionID: r.in.SessionID, After: r.sessionLen + r.committed, Messages: r.added[r.committed:],
+	}).Get(r.ctx, nil)
+	if err != nil {
+		return err
+	}
+	r.committed = len(r.added)
+	return nil
+}
+
+func (r *wfRun) storeCtx() workflow.Context {
+	return workflow.WithActivityOptions(r.ctx, ActivityOptions{StartToClose: time.Minute}.workflowOptions(0))
+}
+
+func (r *wfRun) snapshot(status runlet.Status) *runlet.Result {
+	return &runlet.Result{
+		RunID:          r.runID,
+		SessionID:      r.in.SessionID,
+		Status:         status,
+		Messages:       slices.Clone(r.added),
+		Usage:          r.usage,
+		UsageByPurpose: maps.Clone(r.byPurpose),
+		Turns:          r.turn,
+	}
+}
+
+func (r *wfRun) finish(m runlet.Message) (*runlet.Result, error) {
+	if err := r.commit(); err != nil {
+		return r.fail(err, "")
+	}
+	res := r.snapshot(runlet.StatusCompleted)
+	res.Output, res.Reasoning = m.Text(), m.Reasoning()
+	r.transition(runlet.StateFinished)
+	r.emit(&runlet.RunFinished{Result: res})
+	return res, nil
+}
+
+// fail ends the run: a RunFailed event, and the error the workflow fails
+// with, carrying the partial Result (see Wait). A cancelled run stays a
+// cancellation.
+func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
+	var pol *runlet.PolicyError
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &pol):
+		policy = pol.Policy
+	case errors.As(err, &app) && app.Type() == ErrTypePolicy:
+		_ = app.Details(&policy)
+	}
+	res := r.snapshot(runlet.StatusFailed)
+	errType := policy
+	if errType == "" {
+		errType = "error"
+		if temporal.IsCanceledError(err) {
+			errType = "canceled"
+		}
+	}
+	r.transition(runlet.StateFailed)
+	r.emit(&runlet.RunFailed{Error: err.Error(), ErrorType: errType, Policy: policy, Result: res})
+	if temporal.IsCanceledError(err) {
+		return res, err
+	}
+	typ := ErrTypeRun
+	switch {
+	case policy != "":
+		typ = ErrTypePolicy
+	case errors.As(err, &app):
+		typ = app.Type()
+	}
+	return nil, temporal.NewNonRetryableApplicationError(err.Error(), typ, nil, failureDetails{Policy: policy, Result: res})
+}
+
+func (r *wfRun) transition(to runlet.RunState) {
+	if r.state == to {
+		return
+	}
+	from := r.state
+	r.state = to
+	r.emit(&runlet.StateChanged{From: from, To: to})
+}
+
+// emit numbers ev and, unless the workflow is replaying, gives it to the
+// worker's observers. Observers cannot change the workflow, so calling
+// them is no break of determinism; skipping them on replay keeps them from
+// seeing an event twice when a worker rebuilds a run from its history.
+func (r *wfRun) emit(ev runlet.Event) {
+	r.seq++
+	if len(r.d.cfg.Observers) == 0 || workflow.IsReplaying(r.ctx) {
+		return
+	}
+	h := header(ev)
+	h.RunID, h.Seq, h.Time, h.Agent, h.Turn = r.runID, r.seq, workflow.Now(r.ctx).UTC(), r.agent, r.turn
+	r.d.observe(context.Background(), ev)
+}
