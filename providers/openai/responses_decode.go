@@ -10,6 +10,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
+	"github.com/runlet/runlet/internal/jsonscan"
 	"github.com/runlet/runlet/internal/sse"
 )
 
@@ -36,6 +37,7 @@ type respDecoder struct {
 	requestID string
 	r         *sse.Reader
 	ev        respEvent
+	scan      jsonscan.Scanner // respScanEvent's, kept for its scratch buffer
 	a         respAssembler
 	head      int // next queued event in a.events
 	err       error
@@ -87,7 +89,7 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 	ev := &d.ev
 	*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
 	var err error
-	if !respScanEvent(data, ev) {
+	if !respScanEvent(&d.scan, data, ev) {
 		*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
 		err = json.Unmarshal(data, ev)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/jsonscan"
 )
 
 // FuzzResponsesDecoder feeds arbitrary bytes to the Responses event-stream
@@ -140,14 +141,16 @@ func FuzzResponsesScan(f *testing.F) {
 		` { "TYPE" : "x" , "Delta":"y" } `,
 		`{"type":"response.output_text.delta","output_index":1.0,"delta":"x"}`,
 		`{"type":"a","ſummary_index":3}`,
-		`{"type":"a","item":{}}`,
+		`{"type":"a","item":{}}`, `{"type":"a","item":null}`, `{"type":"a","error":{"message":"m"}}`, `{"type":"error","code":"c","message":"m\u00e9"}`,
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","arguments":""} }`,
+		`{"type":"response.output_text.delta","delta":"line\n\"q\" \ud83d\ude00 \ud83d"}`, "{\"delta\":\"\xff\"}",
 		`{}`, `[]`, `{"type":"a"}x`, `{"delta":"\x01"}`, `{"delta":"a\"b"}`, `{"output_index":0123}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast respEvent
-		if !respScanEvent(data, &fast) {
+		if !respScanEvent(new(jsonscan.Scanner), data, &fast) {
 			return
 		}
 		var slow respEvent
@@ -156,8 +159,32 @@ func FuzzResponsesScan(f *testing.F) {
 		}
 		if fast.Type != slow.Type || fast.Delta != slow.Delta || fast.OutputIndex != slow.OutputIndex ||
 			fast.ContentIndex != slow.ContentIndex || fast.SummaryIndex != slow.SummaryIndex ||
-			len(slow.Item) != 0 || len(slow.Response) != 0 || len(slow.Code) != 0 || slow.Message != "" || slow.Error != nil {
+			!bytes.Equal(fast.Item, slow.Item) || !bytes.Equal(fast.Response, slow.Response) || !bytes.Equal(fast.Code, slow.Code) ||
+			fast.Message != slow.Message || slow.Error != nil {
 			t.Fatalf("scanner %+v, encoding/json %+v, for %q", fast, slow, data)
 		}
 	})
+}
+
+// TestResponsesScanAllocs pins the fast path's cost: one allocation for a
+// delta event (its text, escaped or not), none for an event whose raw
+// object fits the storage the decoder keeps.
+func TestResponsesScanAllocs(t *testing.T) {
+	var s jsonscan.Scanner
+	var ev respEvent
+	for data, want := range map[string]float64{
+		`{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hel","logprobs":[]}`: 1,
+		`{"type":"response.output_text.delta","output_index":0,"delta":"a\n\"b\" \u00e9\ud83d\ude00"}`:                                               1,
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"fc_1","type":"function_call","arguments":""}}`:                          0,
+	} {
+		b := []byte(data)
+		if n := testing.AllocsPerRun(100, func() {
+			ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
+			if !respScanEvent(&s, b, &ev) {
+				t.Fatal("fast path declined")
+			}
+		}); n != want {
+			t.Errorf("%s: %v allocations, want %v", data, n, want)
+		}
+	}
 }
