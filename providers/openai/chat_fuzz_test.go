@@ -163,3 +163,19 @@ func joinFragments(t *testing.T, lits ...[]byte) string {
 	}
 	return string(out) + c.flush()
 }
+
+// TestChatStrAllocs: a string field decodes into its reused buffer without
+// allocating, escapes and split surrogates included.
+func TestChatStrAllocs(t *testing.T) {
+	var s chatStr
+	for _, lit := range [][]byte{[]byte(`"plain text"`), []byte(`"line\n\"q\" \u00e9\ud83d\ude00 \ud83d"`)} {
+		_ = s.UnmarshalJSON(lit)
+		if n := testing.AllocsPerRun(100, func() {
+			if err := s.UnmarshalJSON(lit); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations, want 0", lit, n)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/runlet/runlet/internal/jsonscan"
 )
 
 // chatStr is a JSON string field of a stream chunk (content, reasoning,
@@ -42,94 +44,11 @@ func (s *chatStr) UnmarshalJSON(data []byte) error {
 	if len(data) < 2 || data[len(data)-1] != '"' {
 		return errChatBadString
 	}
-	body := data[1 : len(data)-1]
-	for len(body) > 0 {
-		i := bytes.IndexByte(body, '\\')
-		if i < 0 {
-			s.b = append(s.b, body...)
-			break
-		}
-		s.b = append(s.b, body[:i]...)
-		body = body[i:]
-		if len(body) < 2 {
-			return errChatBadString
-		}
-		c := body[1]
-		switch c {
-		case '"', '\\', '/':
-			s.b = append(s.b, c)
-		case 'b':
-			s.b = append(s.b, '\b')
-		case 'f':
-			s.b = append(s.b, '\f')
-		case 'n':
-			s.b = append(s.b, '\n')
-		case 'r':
-			s.b = append(s.b, '\r')
-		case 't':
-			s.b = append(s.b, '\t')
-		case 'u':
-			r, ok := chatHex4(body[2:])
-			if !ok {
-				return errChatBadString
-			}
-			start := len(data)-2-len(body) == 0 // the escape opens the string
-			body = body[6:]
-			switch {
-			case r >= 0xD800 && r < 0xDC00: // high surrogate
-				if r2, ok := chatHex4(chatAfterU(body)); ok && r2 >= 0xDC00 && r2 < 0xE000 {
-					s.b = utf8.AppendRune(s.b, utf16.DecodeRune(r, r2))
-					body = body[6:]
-				} else if len(body) == 0 {
-					s.hi = r
-				} else {
-					s.b = utf8.AppendRune(s.b, utf8.RuneError)
-				}
-			case r >= 0xDC00 && r < 0xE000: // lone low surrogate
-				if start {
-					s.lo = r
-				} else {
-					s.b = utf8.AppendRune(s.b, utf8.RuneError)
-				}
-			default:
-				s.b = utf8.AppendRune(s.b, r)
-			}
-			continue
-		default:
-			return errChatBadString
-		}
-		body = body[2:]
+	var ok bool
+	if s.b, s.lo, s.hi, ok = jsonscan.AppendFragment(s.b, data[1:len(data)-1]); !ok {
+		return errChatBadString
 	}
 	return nil
-}
-
-// chatAfterU returns the 4 hex digits of a \u escape at the start of b, or nil.
-func chatAfterU(b []byte) []byte {
-	if len(b) >= 6 && b[0] == '\\' && b[1] == 'u' {
-		return b[2:6]
-	}
-	return nil
-}
-
-func chatHex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // chatCarry joins one target's fragments (content, reasoning, one call's
@@ -185,22 +104,9 @@ func (o *chatOptInt) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	neg := false
-	if len(data) > 0 && data[0] == '-' {
-		neg, data = true, data[1:]
-	}
-	if len(data) == 0 || len(data) > 9 {
+	n, ok := jsonscan.Int(data)
+	if !ok {
 		return errors.New("invalid tool call index")
-	}
-	n := 0
-	for _, c := range data {
-		if c < '0' || c > '9' {
-			return errors.New("invalid tool call index")
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
 	}
 	o.v, o.set = n, true
 	return nil
