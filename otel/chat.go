@@ -104,6 +104,11 @@ func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
 	if u.ReasoningTokens > 0 {
 		attrs = append(attrs, keyReasoning.Int(u.ReasoningTokens))
 	}
+	priced := e.Cost.Known()
+	if priced {
+		attrs = append(attrs, keyCostAmount.Float64(e.Cost.Amount),
+			keyCostCurrency.String(o.cfg.currency), keyCostSource.String("local"))
+	}
 	c.span.SetAttributes(attrs...)
 	if o.cfg.content {
 		c.span.AddEvent(eventDetails, trace.WithTimestamp(e.Time), trace.WithAttributes(
@@ -125,6 +130,9 @@ func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
 		out := append(mattrs[:n:n], keyTokenType.String("output"))
 		o.tokenUsage.Record(ctx, int64(u.InputTokens), metric.WithAttributeSet(attribute.NewSet(in...)))
 		o.tokenUsage.Record(ctx, int64(u.OutputTokens), metric.WithAttributeSet(attribute.NewSet(out...)))
+	}
+	if priced {
+		o.cost.Add(ctx, e.Cost.Amount, metric.WithAttributeSet(attribute.NewSet(mattrs...)))
 	}
 }
 

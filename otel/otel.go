@@ -16,7 +16,17 @@
 //     error.type to the [runlet.ToolErrorKind];
 //   - the gen_ai.client.token.usage histogram (input and output tokens of
 //     every model call) and the gen_ai.client.operation.duration histogram
-//     (seconds, for invoke_agent, chat and execute_tool operations).
+//     (seconds, for invoke_agent, chat and execute_tool operations);
+//   - with a price table (see [runlet.WithPrices]), what each priced model
+//     call cost: gen_ai.usage.cost.amount, gen_ai.usage.cost.currency and
+//     gen_ai.usage.cost.source ("local") on its chat span, as proposed for
+//     the GenAI conventions (open-telemetry/semantic-conventions-genai pull
+//     request 443; not yet part of them, so the names may change), and the
+//     runlet.gen_ai.client.cost counter. A call whose model has no price
+//     gets no cost attribute rather than a zero. Run spans carry the run's
+//     runlet.run.cost and, when some calls were not priced,
+//     runlet.run.cost.unpriced (their count): the amount is then only the
+//     known part.
 //
 // A failed run's span has status Error and error.type set to the run's
 // [runlet.RunFailed] ErrorType (the policy that stopped it, "timeout", the
@@ -90,13 +100,18 @@ const (
 	keyInputMessages  = attribute.Key("gen_ai.input.messages")
 	keyOutputMessages = attribute.Key("gen_ai.output.messages")
 	keyErrorType      = attribute.Key("error.type")
+	keyCostAmount     = attribute.Key("gen_ai.usage.cost.amount")
+	keyCostCurrency   = attribute.Key("gen_ai.usage.cost.currency")
+	keyCostSource     = attribute.Key("gen_ai.usage.cost.source")
 
-	keyRunID   = attribute.Key("runlet.run.id")
-	keyStatus  = attribute.Key("runlet.run.status")
-	keyResumed = attribute.Key("runlet.run.resumed")
-	keyTurns   = attribute.Key("runlet.run.turns")
-	keyPending = attribute.Key("runlet.run.pending")
-	keyPolicy  = attribute.Key("runlet.run.policy")
+	keyRunID    = attribute.Key("runlet.run.id")
+	keyStatus   = attribute.Key("runlet.run.status")
+	keyResumed  = attribute.Key("runlet.run.resumed")
+	keyTurns    = attribute.Key("runlet.run.turns")
+	keyPending  = attribute.Key("runlet.run.pending")
+	keyPolicy   = attribute.Key("runlet.run.policy")
+	keyRunCost  = attribute.Key("runlet.run.cost")
+	keyUnpriced = attribute.Key("runlet.run.cost.unpriced")
 )
 
 // Operation names.
@@ -124,6 +139,7 @@ type config struct {
 	content  bool
 	provider string
 	model    string
+	currency string
 }
 
 // WithTracerProvider sets the tracer provider; the default is the global one
@@ -156,6 +172,13 @@ func WithRequestModel(model string) Option {
 	return func(c *config) { c.model = model }
 }
 
+// WithCurrency sets the ISO 4217 code of the price table's currency,
+// recorded as gen_ai.usage.cost.currency and as the cost counter's unit
+// ("USD" if unset, as in package pricing).
+func WithCurrency(code string) Option {
+	return func(c *config) { c.currency = code }
+}
+
 // Observer records runs as OpenTelemetry spans and metrics. It implements
 // [runlet.Observer] and is safe for concurrent runs. Create it with
 // [NewObserver].
@@ -164,6 +187,7 @@ type Observer struct {
 	tracer     trace.Tracer
 	tokenUsage metric.Int64Histogram
 	duration   metric.Float64Histogram
+	cost       metric.Float64Counter
 
 	mu   sync.Mutex
 	runs map[string]*runState // by run ID; removed at the terminal event
@@ -207,6 +231,9 @@ func NewObserver(opts ...Option) *Observer {
 	if cfg.mp == nil {
 		cfg.mp = otelglobal.GetMeterProvider()
 	}
+	if cfg.currency == "" {
+		cfg.currency = "USD"
+	}
 	o := &Observer{
 		cfg:    cfg,
 		tracer: cfg.tp.Tracer(ScopeName),
@@ -229,6 +256,13 @@ func NewObserver(opts ...Option) *Observer {
 	if err != nil {
 		otelglobal.Handle(err)
 		o.duration = metricnoop.Float64Histogram{}
+	}
+	o.cost, err = meter.Float64Counter("runlet.gen_ai.client.cost",
+		metric.WithDescription("What priced model calls cost, by the run's price table."),
+		metric.WithUnit("{"+cfg.currency+"}"))
+	if err != nil {
+		otelglobal.Handle(err)
+		o.cost = metricnoop.Float64Counter{}
 	}
 	return o
 }

@@ -98,6 +98,12 @@ func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeade
 		if len(res.Pending) > 0 {
 			attrs = append(attrs, keyPending.Int(len(res.Pending)))
 		}
+		if res.Usage.Requests > 0 {
+			attrs = append(attrs, keyRunCost.Float64(res.Cost.Amount))
+			if res.Cost.Unpriced > 0 {
+				attrs = append(attrs, keyUnpriced.Int(res.Cost.Unpriced))
+			}
+		}
 		if o.cfg.content && res.Status == runlet.StatusCompleted {
 			attrs = append(attrs, keyOutputMessages.String(outputJSON(runlet.AssistantText(res.Output), "stop")))
 		}
