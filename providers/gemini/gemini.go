@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,8 @@ func (m *Model) readResponse(resp *http.Response) (*runlet.ModelResponse, error)
 		return nil, err
 	}
 	var w wireResponse
-	if err := json.Unmarshal(body, &w); err != nil {
+	var c chunkScanner
+	if err := c.decode(body, &w); err != nil {
 		return nil, m.cfg.client.DecodeError(resp, body, err)
 	}
 	a := m.newAssembler()
@@ -117,6 +117,7 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 		}
 	}
 	var chunk wireResponse
+	var cs chunkScanner
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -142,8 +143,7 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 		if data := bytes.TrimSpace(ev.Data); len(data) == 0 || string(data) == "[DONE]" {
 			continue
 		}
-		chunk = wireResponse{}
-		if err := json.Unmarshal(ev.Data, &chunk); err != nil {
+		if err := cs.decode(ev.Data, &chunk); err != nil {
 			if _, next := r.Next(); errors.Is(next, io.EOF) {
 				// The last event is broken: the stream was cut off mid-event.
 				return m.incomplete(fmt.Errorf("%w: %w", ErrMalformedStream, err))

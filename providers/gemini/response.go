@@ -119,7 +119,7 @@ type assembler struct {
 	finish   string
 	message  string
 	blocked  string // promptFeedback.blockReason
-	usage    *wireUsage
+	usage    wireUsage // the last usageMetadata (zero: none)
 	id       string
 	model    string
 	finished bool // a finish reason or prompt block arrived
@@ -143,7 +143,7 @@ func (a *assembler) add(r *wireResponse, emit func(runlet.StreamEvent)) error {
 		a.model = r.ModelVersion
 	}
 	if r.UsageMetadata != nil {
-		a.usage = r.UsageMetadata // cumulative: the last one counts
+		a.usage = *r.UsageMetadata // cumulative: the last one counts; copied, as the fast path reuses its storage
 	}
 	if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
 		a.blocked, a.message, a.finished = r.PromptFeedback.BlockReason, r.PromptFeedback.BlockReasonMessage, true
