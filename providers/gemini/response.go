@@ -118,7 +118,7 @@ type assembler struct {
 	calls    int
 	finish   string
 	message  string
-	blocked  string // promptFeedback.blockReason
+	blocked  string    // promptFeedback.blockReason
 	usage    wireUsage // the last usageMetadata (zero: none)
 	id       string
 	model    string
