@@ -3,6 +3,8 @@ package runlet
 import (
 	"context"
 	"fmt"
+	"maps"
+	"sync"
 	"time"
 )
 
@@ -30,7 +32,7 @@ func CallModel(ctx context.Context, purpose string, m Model, req *ModelRequest) 
 
 // callFor is CallModel inside a run, on the run's goroutine.
 func (r *run) callFor(ctx context.Context, purpose string, m Model, req *ModelRequest) (*ModelResponse, error) {
-	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
+	if r.limits.Requests > 0 && r.ledger.total().Requests >= r.limits.Requests {
 		r.limitHit = "usage_limit:requests"
 		return nil, fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests)
 	}
@@ -56,9 +58,10 @@ func (r *run) callFor(ctx context.Context, purpose string, m Model, req *ModelRe
 	return resp, nil
 }
 
-// account adds one model call's usage to the run's, in total, under its
-// purpose and under the model that answered, prices it, and returns the
-// usage normalised (one request, a total) and the call's cost.
+// account adds one model call's usage to the agent's and to the run's
+// ledger (in total, under its purpose, its agent and the model that
+// answered), prices it, and returns the usage normalised (one request, a
+// total) and the call's cost.
 func (r *run) account(purpose string, resp *ModelResponse) (Usage, Cost) {
 	u := resp.Usage
 	if u.Requests == 0 {
@@ -68,19 +71,71 @@ func (r *run) account(purpose string, resp *ModelResponse) (Usage, Cost) {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 	}
 	r.usage = r.usage.Add(u)
-	if r.byPurpose == nil {
-		r.byPurpose = make(map[string]Usage, 2)
-	}
-	r.byPurpose[purpose] = r.byPurpose[purpose].Add(u)
-	if r.byModel == nil {
-		r.byModel = make(map[string]Usage, 1)
-	}
-	if r.costByModel == nil {
-		r.costByModel = make(map[string]Cost, 1)
-	}
-	r.byModel[resp.Model] = r.byModel[resp.Model].Add(u)
 	c := r.price(resp.Model, u)
 	r.cost = r.cost.Add(c)
-	r.costByModel[resp.Model] = r.costByModel[resp.Model].Add(c)
+	r.ledger.add(r.agent.Name, purpose, resp.Model, u, c)
 	return u, c
+}
+
+// ledger counts what a whole run uses, its agent and every agent it calls
+// as a tool (from their own goroutines), against the run's one set of
+// limits.
+type ledger struct {
+	mu          sync.Mutex
+	usage       Usage
+	byPurpose   map[string]Usage
+	byAgent     map[string]Usage
+	byModel     map[string]Usage
+	cost        Cost
+	costByModel map[string]Cost
+	toolCalls   int
+}
+
+func (l *ledger) add(agent, purpose, model string, u Usage, c Cost) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.usage = l.usage.Add(u)
+	l.byPurpose = addTo(l.byPurpose, purpose, u)
+	l.byAgent = addTo(l.byAgent, agent, u)
+	l.byModel = addTo(l.byModel, model, u)
+	l.cost = l.cost.Add(c)
+	l.costByModel = addTo(l.costByModel, model, c)
+}
+
+func addTo[V interface{ Add(V) V }](m map[string]V, k string, v V) map[string]V {
+	if m == nil {
+		m = make(map[string]V, 1)
+	}
+	m[k] = m[k].Add(v)
+	return m
+}
+
+func (l *ledger) total() Usage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.usage
+}
+
+// tools returns the tool calls executed so far.
+func (l *ledger) tools() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.toolCalls
+}
+
+func (l *ledger) addTools(n int) {
+	l.mu.Lock()
+	l.toolCalls += n
+	l.mu.Unlock()
+}
+
+// fill sets the run-wide usage fields of res.
+func (l *ledger) fill(res *Result) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	res.Usage, res.Cost = l.usage, l.cost
+	res.UsageByPurpose = maps.Clone(l.byPurpose)
+	res.UsageByAgent = maps.Clone(l.byAgent)
+	res.UsageByModel = maps.Clone(l.byModel)
+	res.CostByModel = maps.Clone(l.costByModel)
 }

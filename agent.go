@@ -4,8 +4,11 @@ package runlet
 // Agent literal is enough; it is safe to share between goroutines and runs
 // as long as nobody modifies it while runs use it.
 type Agent struct {
-	// Name labels events and logs.
+	// Name labels events and logs, and names the agent's tool (AsTool).
 	Name string
+	// Description says what the agent does, for other agents: it describes
+	// the agent's tool (see AsTool).
+	Description string
 	// Instructions is the system prompt.
 	Instructions string
 	// Model answers; required.
@@ -42,6 +45,8 @@ type Result struct {
 	RunID     string `json:"run_id"`
 	SessionID string `json:"session_id,omitempty"`
 	Status    Status `json:"status"`
+	// Agent names the agent that ran.
+	Agent string `json:"agent,omitempty"`
 	// Output is the final answer's text; Reasoning its reasoning text.
 	Output    string `json:"output"`
 	Reasoning string `json:"reasoning,omitempty"`
@@ -64,6 +69,9 @@ type Result struct {
 	// only the known part.
 	Cost        Cost            `json:"cost"`
 	CostByModel map[string]Cost `json:"cost_by_model,omitempty"`
+	// UsageByAgent splits Usage by the name of the agent that made the
+	// call: the run's agent and the agents it called as tools (AsTool).
+	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty"`
 	// Turns counts model calls.
 	Turns int `json:"turns"`
 	// Pending lists the calls waiting for a decision when Status is

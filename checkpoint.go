@@ -16,24 +16,28 @@ import (
 func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) {
 	limits := r.limits
 	cp := &Checkpoint{
-		RunID:          r.cfg.runID,
-		SessionID:      r.cfg.sessionID,
-		Agent:          r.agent.Name,
-		Turn:           r.info.Turn,
-		HistoryLen:     r.sessionLen,
-		Committed:      r.committed,
-		Messages:       slices.Clone(r.added),
-		Usage:          r.usage,
-		UsageByPurpose: maps.Clone(r.byPurpose),
-		UsageByModel:   maps.Clone(r.byModel),
-		Cost:           r.cost,
-		CostByModel:    maps.Clone(r.costByModel),
-		ToolCalls:      r.toolCalls,
-		Settings:       r.cfg.settings,
-		Options:        r.cfg.options,
-		Limits:         &limits,
-		MaxTurns:       r.maxTurns,
-		CreatedAt:      time.Now().UTC(),
+		RunID:      r.cfg.runID,
+		SessionID:  r.cfg.sessionID,
+		Agent:      r.agent.Name,
+		Turn:       r.info.Turn,
+		HistoryLen: r.sessionLen,
+		Committed:  r.committed,
+		Messages:   slices.Clone(r.added),
+		Usage:      r.usage,
+		Cost:       r.cost,
+		Settings:   r.cfg.settings,
+		Options:    r.cfg.options,
+		Limits:     &limits,
+		MaxTurns:   r.maxTurns,
+		CreatedAt:  time.Now().UTC(),
+	}
+	if r.depth == 0 { // the whole run's counts
+		l := r.ledger
+		l.mu.Lock()
+		cp.Usage, cp.ToolCalls = l.usage, l.toolCalls
+		cp.UsageByPurpose, cp.UsageByAgent = maps.Clone(l.byPurpose), maps.Clone(l.byAgent)
+		cp.UsageByModel, cp.Cost, cp.CostByModel = maps.Clone(l.byModel), l.cost, maps.Clone(l.costByModel)
+		l.mu.Unlock()
 	}
 	if r.cfg.sessionID == "" {
 		cp.History = r.history
@@ -41,6 +45,13 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 	isPending := make(map[int]bool, len(pending))
 	for _, i := range pending {
 		isPending[i] = true
+		if n := r.pausedCalls[calls[i].ID]; n != nil {
+			if cp.Nested == nil {
+				cp.Nested = make(map[string]*Checkpoint)
+			}
+			cp.Nested[calls[i].ID] = n
+			continue
+		}
 		cp.Pending = append(cp.Pending, calls[i])
 	}
 	for i, res := range results {
@@ -48,22 +59,48 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 			cp.Results = append(cp.Results, res)
 		}
 	}
-	if err := r.rt.checkpoints.SaveCheckpoint(context.WithoutCancel(r.ctx), cp); err != nil {
+	if r.parent != nil {
+		r.paused = cp // kept in the caller's checkpoint
+	} else if err := r.rt.checkpoints.SaveCheckpoint(context.WithoutCancel(r.ctx), cp); err != nil {
 		r.fail(fmt.Errorf("runlet: saving checkpoint: %w", err), "")
 		return
 	}
 	res := r.snapshot(StatusInterrupted)
-	res.Pending = cp.Pending
+	res.Pending = pendingCalls(cp)
 	r.result = res
 	r.transition(StateInterrupted)
-	r.emit(&RunInterrupted{Pending: cp.Pending, Result: res})
+	r.emit(&RunInterrupted{Pending: res.Pending, Result: res})
+}
+
+// pendingCalls lists the calls of cp waiting for a decision, its own and
+// its nested agents', in the order the models made them.
+func pendingCalls(cp *Checkpoint) []ToolCallPart {
+	if len(cp.Nested) == 0 || len(cp.Messages) == 0 {
+		return cp.Pending
+	}
+	var out []ToolCallPart
+	for _, c := range cp.Messages[len(cp.Messages)-1].ToolCalls() {
+		if n := cp.Nested[c.ID]; n != nil {
+			out = append(out, pendingCalls(n)...)
+			continue
+		}
+		for _, p := range cp.Pending {
+			if p.ID == c.ID {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // startResume claims the checkpoint and validates the decisions. It returns
 // the interrupted turn's calls and the results known so far.
 func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	store := r.rt.checkpoints
-	cp, err := store.LoadCheckpoint(r.ctx, r.cfg.runID)
+	cp, err := r.from, error(nil)
+	if cp == nil {
+		cp, err = store.LoadCheckpoint(r.ctx, r.cfg.runID)
+	}
 	if err != nil {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
@@ -72,7 +109,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, noSessionStore(cp.SessionID)), "")
 		return nil, nil, false
 	}
-	if err := checkDecisions(cp.Pending, r.decided); err != nil {
+	if err := checkDecisions(pendingCalls(cp), r.decided); err != nil {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
 	}
@@ -84,12 +121,14 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		return nil, nil, false
 	}
 	// Claim atomically: of several concurrent resumes exactly one proceeds.
-	if cp, err = store.ClaimCheckpoint(r.ctx, r.cfg.runID); err != nil {
-		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
-		return nil, nil, false
+	if r.from == nil {
+		if cp, err = store.ClaimCheckpoint(r.ctx, r.cfg.runID); err != nil {
+			r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
+			return nil, nil, false
+		}
+		r.info.SessionID = cp.SessionID
 	}
 	r.cfg.sessionID = cp.SessionID
-	r.info.SessionID = cp.SessionID
 	r.info.Turn = cp.Turn
 	r.result.SessionID = cp.SessionID
 	r.history = cp.History
@@ -108,17 +147,25 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.committed = cp.Committed
 	}
 	r.added = cp.Messages
-	r.usage, r.byPurpose = cp.Usage, cp.UsageByPurpose
-	if r.byPurpose == nil && cp.Usage.Requests > 0 { // a checkpoint from before purposes
-		r.byPurpose = map[string]Usage{PurposeAgent: cp.Usage}
+	r.usage = cp.Usage
+	if r.depth == 0 {
+		l := r.ledger
+		l.usage, l.byPurpose, l.byAgent, l.toolCalls = cp.Usage, cp.UsageByPurpose, cp.UsageByAgent, cp.ToolCalls
+		if l.byPurpose == nil && cp.Usage.Requests > 0 { // a checkpoint from before purposes
+			l.byPurpose = map[string]Usage{PurposeAgent: cp.Usage}
+		}
+		if l.byAgent == nil && cp.Usage.Requests > 0 { // ... or before agents
+			l.byAgent = map[string]Usage{cp.Agent: cp.Usage}
+		}
+		l.byModel, l.cost, l.costByModel = cp.UsageByModel, cp.Cost, cp.CostByModel
+		if l.byModel == nil && cp.Usage.Requests > 0 { // ... or before costs
+			l.byModel = map[string]Usage{"": cp.Usage}
+			l.cost = Cost{Unpriced: cp.Usage.Requests}
+			l.costByModel = map[string]Cost{"": l.cost}
+		}
+	} else {
+		r.cost = cp.Cost
 	}
-	r.byModel, r.cost, r.costByModel = cp.UsageByModel, cp.Cost, cp.CostByModel
-	if r.byModel == nil && cp.Usage.Requests > 0 { // a checkpoint from before costs
-		r.byModel = map[string]Usage{"": cp.Usage}
-		r.cost = Cost{Unpriced: cp.Usage.Requests}
-		r.costByModel = map[string]Cost{"": r.cost}
-	}
-	r.toolCalls = cp.ToolCalls
 	if cp.MaxTurns > 0 {
 		r.maxTurns = cp.MaxTurns
 	}
@@ -137,6 +184,18 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 			if res.CallID == c.ID {
 				known[i] = res
 			}
+		}
+		if n := cp.Nested[c.ID]; n != nil {
+			// The call resumes the agent it ran, with the decisions for it.
+			if r.nested == nil {
+				r.nested, r.nestedDec = make(map[string]*Checkpoint), make(map[string][]Decision)
+			}
+			r.nested[c.ID] = n
+			for _, p := range pendingCalls(n) {
+				r.nestedDec[c.ID] = append(r.nestedDec[c.ID], byID[p.ID])
+			}
+			r.approved[c.ID] = true
+			continue
 		}
 		if d, ok := byID[c.ID]; ok {
 			if !d.Approve {

@@ -1,22 +1,44 @@
 package runlet
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// sink is where the events of a run go, shared by the run's agent and the
+// agents it calls as tools, which emit from their own goroutines: one
+// sequence, one Stream consumer, the same observers.
+type sink struct {
+	mu      sync.Mutex
+	seq     int64
+	yield   func(Event, error) bool // nil for Run/Resume
+	stopped atomic.Bool             // the Stream consumer stopped ranging
+	cancel  context.CancelFunc      // the top run's
+}
 
 // emit stamps the event, shows it to observers, then yields it to the
 // Stream consumer (until the consumer stops).
 func (r *run) emit(ev Event) { r.emitTerminal(ev, nil) }
 
 func (r *run) emitTerminal(ev Event, err error) {
+	if r.depth > 0 {
+		// An agent called as a tool ends as a tool does, not as the run.
+		ev, err = nestedEvent(ev), nil
+	}
 	r.seq++
+	s := r.sink
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
 	h := ev.header()
-	*h = EventHeader{RunID: r.cfg.runID, Seq: r.seq, Time: time.Now()}
+	*h = EventHeader{RunID: r.cfg.runID, Seq: s.seq, Time: time.Now(), Depth: r.depth, CallPath: r.path}
 	if r.agent != nil {
 		h.Agent = r.agent.Name
 	}
@@ -31,14 +53,32 @@ func (r *run) emitTerminal(ev Event, err error) {
 			r.observe(o, seen)
 		}
 	}
-	if r.yield != nil && !r.stopped {
-		if !r.yield(ev, err) {
-			r.stopped = true
-			if r.cancel != nil {
-				r.cancel()
+	if s.yield != nil && !s.stopped.Load() {
+		if !s.yield(ev, err) {
+			s.stopped.Store(true)
+			if s.cancel != nil {
+				s.cancel()
 			}
 		}
 	}
+}
+
+// nestedEvent turns the first and last events of an agent called as a tool
+// into AgentStarted and AgentFinished.
+func nestedEvent(ev Event) Event {
+	switch e := ev.(type) {
+	case *RunStarted:
+		return &AgentStarted{Input: e.Input}
+	case *RunResumed:
+		return &AgentStarted{Resumed: true}
+	case *RunFinished:
+		return &AgentFinished{Status: StatusCompleted, Result: e.Result}
+	case *RunInterrupted:
+		return &AgentFinished{Status: StatusInterrupted, Result: e.Result}
+	case *RunFailed:
+		return &AgentFinished{Status: StatusFailed, Error: e.Error, ErrorType: e.ErrorType, Policy: e.Policy, Result: e.Result}
+	}
+	return ev
 }
 
 func (r *run) observe(o Observer, ev Event) {
@@ -58,6 +98,14 @@ func cloneEvent(ev Event) Event {
 	case *RunStarted:
 		c := *e
 		c.Input = cloneMessages(e.Input)
+		return &c
+	case *AgentStarted:
+		c := *e
+		c.Input = cloneMessages(e.Input)
+		return &c
+	case *AgentFinished:
+		c := *e
+		c.Result = cloneResult(e.Result)
 		return &c
 	case *RunResumed:
 		c := *e
@@ -171,5 +219,6 @@ func cloneResult(res *Result) *Result {
 	c.UsageByPurpose = maps.Clone(res.UsageByPurpose)
 	c.UsageByModel = maps.Clone(res.UsageByModel)
 	c.CostByModel = maps.Clone(res.CostByModel)
+	c.UsageByAgent = maps.Clone(res.UsageByAgent)
 	return &c
 }

@@ -24,6 +24,14 @@ type EventHeader struct {
 	Time  time.Time `json:"time"`
 	Agent string    `json:"agent,omitempty"`
 	Turn  int       `json:"turn"` // model call number, from 1; 0 before the first
+	// Depth is 0 for the run's own agent, 1 for an agent it called as a
+	// tool (see Agent.AsTool), 2 for one that agent called, and so on.
+	Depth int `json:"depth,omitempty"`
+	// CallPath places an event of an agent called as a tool: the IDs of
+	// the tool calls that led to it, outermost first, joined by "/"; empty
+	// at depth 0. Such an event belongs under the ToolStarted, at Depth-1,
+	// whose Call.ID ends the path, which is how a consumer draws the tree.
+	CallPath string `json:"call_path,omitempty"`
 }
 
 // Header returns h; it makes every event satisfy Event.Header.
@@ -161,6 +169,32 @@ type RunFailed struct {
 	Result    *Result `json:"result"`
 }
 
+// AgentStarted is the first event of an agent called as a tool, in place
+// of RunStarted (which only the run's own agent sends); its header names
+// the agent, its Depth and CallPath. Resumed is set when the agent goes on
+// after an interruption.
+type AgentStarted struct {
+	EventHeader
+	Input   []Message `json:"input,omitempty"`
+	Resumed bool      `json:"resumed,omitempty"`
+}
+
+// AgentFinished is the last event of an agent called as a tool, in place of
+// RunFinished, RunInterrupted or RunFailed: the run goes on. Status says
+// how it ended; Error, ErrorType and Policy are set when it failed (the
+// calling agent sees the failure as the tool's error result); Result's
+// Usage is the agent's own.
+type AgentFinished struct {
+	EventHeader
+	Status    Status  `json:"status"`
+	Error     string  `json:"error,omitempty"`
+	ErrorType string  `json:"error_type,omitempty"`
+	Policy    string  `json:"policy,omitempty"`
+	Result    *Result `json:"result"`
+}
+
+func (*AgentStarted) Type() string    { return "agent.started" }
+func (*AgentFinished) Type() string   { return "agent.finished" }
 func (*RunStarted) Type() string      { return "run.started" }
 func (*RunResumed) Type() string      { return "run.resumed" }
 func (*StateChanged) Type() string    { return "state.changed" }
@@ -177,6 +211,15 @@ func (*RunFinished) Type() string     { return "run.finished" }
 func (*RunFailed) Type() string       { return "run.failed" }
 
 // MarshalJSON implementations add the "type" discriminator.
+
+func (e *AgentStarted) MarshalJSON() ([]byte, error) {
+	type a AgentStarted
+	return tagged(e.Type(), (*a)(e))
+}
+func (e *AgentFinished) MarshalJSON() ([]byte, error) {
+	type a AgentFinished
+	return tagged(e.Type(), (*a)(e))
+}
 
 func (e *RunStarted) MarshalJSON() ([]byte, error) {
 	type a RunStarted
@@ -241,6 +284,10 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	switch head.Type {
 	case "run.started":
 		ev = new(RunStarted)
+	case "agent.started":
+		ev = new(AgentStarted)
+	case "agent.finished":
+		ev = new(AgentFinished)
 	case "run.resumed":
 		ev = new(RunResumed)
 	case "state.changed":

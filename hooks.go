@@ -5,7 +5,10 @@ import "context"
 // Hooks change what a run does, like net/http/httptrace.ClientTrace: a struct
 // of optional funcs, nil ones skipped. Several Hooks compose in the order
 // they were given to WithHooks. Hooks run on the run's goroutine, one at a
-// time, never concurrently with each other within a run.
+// time, never concurrently with each other within an agent's run. An agent
+// called as a tool (see Agent.AsTool) runs the run's hooks on its own
+// goroutine: when a model calls several such agents at once, a hook may be
+// called concurrently, once for each.
 //
 // Observers, by contrast, only watch (see Observer).
 type Hooks struct {

@@ -19,9 +19,25 @@ type run struct {
 	cancel context.CancelFunc
 	info   *RunInfo
 
-	yield   func(Event, error) bool // nil for Run/Resume
-	stopped bool                    // the Stream consumer stopped ranging
+	yield   func(Event, error) bool // nil for Run/Resume; the sink's
+	sink    *sink                   // where events go, shared with nested agents
 	watched bool                    // someone sees events: a Stream consumer or observers
+
+	// An agent called as a tool (see AsTool) runs as a run nested in its
+	// caller's: parent is the caller, depth and path its place in the
+	// tree (see EventHeader), and paused its checkpoint when it was
+	// interrupted, which the caller keeps in its own.
+	parent *run
+	depth  int
+	path   string
+	paused *Checkpoint
+	from   *Checkpoint // the checkpoint a nested agent resumes from
+	// nested holds, while resuming, the checkpoints of the calls that ran
+	// interrupted agents, and the decisions that go to each.
+	nested    map[string]*Checkpoint
+	nestedDec map[string][]Decision
+	// paused nested calls of the current turn, by call ID
+	pausedCalls map[string]*Checkpoint
 
 	input    string
 	cfg      runConfig
@@ -30,29 +46,26 @@ type run struct {
 	approved map[string]bool // calls a human approved on resume
 	rejected map[string]bool // calls a human rejected on resume
 
-	seq   int64
+	seq   int64 // events this agent emitted
 	state RunState
 	tools map[string]Tool
 	specs []ToolSpec
 	// toolsLoaded says tools are current for the next model call.
 	toolsLoaded bool
 
-	history     []Message // before this run
-	sessionLen  int       // session messages the run started after
-	added       []Message // this run's messages
-	committed   int       // how many of added are in the session store
-	usage       Usage
-	byPurpose   map[string]Usage // usage split by the purpose of the call
-	byModel     map[string]Usage // usage split by the model that answered
-	cost        Cost
-	costByModel map[string]Cost
-	limitHit    string // policy of the usage limit a preparer's call hit
-	toolCalls   int
-	scope                   // the run's observers, hooks, preparers and tool limits over the Runtime's
-	maxTurns    int         // resolved: run, else agent, else Runtime
-	limits      UsageLimits // resolved: run, else Runtime
-	options     map[string]any
-	settings    Settings
+	history    []Message   // before this run
+	sessionLen int         // session messages the run started after
+	added      []Message   // this run's messages
+	committed  int         // how many of added are in the session store
+	usage      Usage       // this agent's own
+	cost       Cost        // this agent's own
+	ledger     *ledger     // the whole run's, shared with nested agents
+	limitHit   string      // policy of the usage limit a preparer's call hit
+	scope                  // the run's observers, hooks, preparers and tool limits over the Runtime's
+	maxTurns   int         // resolved: run, else agent, else Runtime
+	limits     UsageLimits // resolved: run, else Runtime
+	options    map[string]any
+	settings   Settings
 
 	out *outputState // nil without an output schema
 
@@ -91,10 +104,19 @@ func (r *run) start(parent context.Context) {
 	r.ctx, r.cancel = ctx, cancel
 	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StatusFailed}
 	r.state = StateIdle
-	// Without observers or a Stream consumer, events that carry nothing the
-	// Result does not are not even built.
-	r.scope = r.rt.scope.with(r.cfg.scope)
-	r.watched = r.yield != nil || len(r.observers) > 0
+	if p := r.parent; p != nil {
+		// A nested agent shares its caller's events, budget and policies,
+		// and its session's state (not its history).
+		r.sink, r.ledger, r.scope, r.watched = p.sink, p.ledger, p.scope, p.watched
+		r.info.SessionID = p.info.SessionID
+	} else {
+		r.sink = &sink{yield: r.yield, cancel: cancel}
+		r.ledger = &ledger{}
+		// Without observers or a Stream consumer, events that carry nothing
+		// the Result does not are not even built.
+		r.scope = r.rt.scope.with(r.cfg.scope)
+		r.watched = r.yield != nil || len(r.observers) > 0
+	}
 	if r.agent == nil || r.agent.Model == nil {
 		r.fail(ErrNoModel, "")
 		return
@@ -150,6 +172,10 @@ func (r *run) setup() error {
 	if l := cmp.Or(r.cfg.limits, r.rt.limits); l != nil {
 		r.limits = *l
 	}
+	if p := r.parent; p != nil { // the run's limits; max turns per agent
+		r.limits = p.limits
+		r.maxTurns = cmp.Or(a.MaxTurns, p.maxTurns)
+	}
 	r.settings = a.Settings.merge(r.cfg.settings)
 	switch {
 	case len(r.cfg.options) == 0:
@@ -200,7 +226,7 @@ func (r *run) startFresh() bool {
 // their results (Observing) and commits the turn. results holds results
 // already known for some calls (on resume).
 func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
-	if r.limits.ToolCalls > 0 && r.toolCalls+len(calls) > r.limits.ToolCalls {
+	if r.limits.ToolCalls > 0 && r.ledger.tools()+len(calls) > r.limits.ToolCalls {
 		r.fail(fmt.Errorf("%w: %d tool calls", ErrUsageLimit, r.limits.ToolCalls), "usage_limit:tool_calls")
 		return false
 	}
@@ -213,14 +239,23 @@ func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
 		r.interrupt(calls, results, pending)
 		return false
 	}
-	r.toolCalls += len(calls)
+	r.ledger.addTools(len(calls))
 	parts := make([]Part, len(results))
 	for i, res := range results {
 		parts[i] = res
 	}
 	r.added = append(r.added, Message{Role: RoleTool, Parts: parts})
 	r.transition(StateObserving)
-	return r.commit()
+	if !r.commit() {
+		return false
+	}
+	// Agents called as tools spend the same budget: stop as soon as it is
+	// spent, as if this agent had spent it.
+	if policy, err := r.checkTokens(); err != nil {
+		r.fail(err, policy)
+		return false
+	}
+	return true
 }
 
 // commit appends this run's not yet stored messages to the session. It is
@@ -254,18 +289,22 @@ func (r *run) finish(resp *ModelResponse) {
 
 // snapshot returns the Result as of now.
 func (r *run) snapshot(status Status) *Result {
-	return &Result{
-		RunID:          r.cfg.runID,
-		SessionID:      r.cfg.sessionID,
-		Status:         status,
-		Messages:       slices.Clone(r.added),
-		Usage:          r.usage,
-		UsageByPurpose: maps.Clone(r.byPurpose),
-		UsageByModel:   maps.Clone(r.byModel),
-		Cost:           r.cost,
-		CostByModel:    maps.Clone(r.costByModel),
-		Turns:          r.info.Turn,
+	res := &Result{
+		RunID:     r.cfg.runID,
+		SessionID: r.cfg.sessionID,
+		Status:    status,
+		Messages:  slices.Clone(r.added),
+		Usage:     r.usage,
+		Cost:      r.cost,
+		Turns:     r.info.Turn,
 	}
+	if r.agent != nil {
+		res.Agent = r.agent.Name
+	}
+	if r.depth == 0 {
+		r.ledger.fill(res)
+	}
+	return res
 }
 
 // fail ends the run with err. policy names the policy that stopped it, if any.
@@ -295,4 +334,15 @@ func (r *run) transition(to RunState) {
 	if r.watched {
 		r.emit(&StateChanged{From: from, To: to})
 	}
+}
+
+// transcript returns the conversation before the current turn's tool
+// calls: what an agent called as a tool with AgentToolHistory sees.
+func (r *run) transcript() []Message {
+	msgs := make([]Message, 0, len(r.history)+len(r.added))
+	msgs = append(append(msgs, r.history...), r.added...)
+	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleAssistant {
+		msgs = msgs[:n-1]
+	}
+	return msgs
 }

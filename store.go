@@ -72,11 +72,17 @@ type Checkpoint struct {
 	// decision; Pending are the calls waiting for one.
 	Results []ToolResultPart `json:"results,omitempty"`
 	Pending []ToolCallPart   `json:"pending"`
+	// Nested holds, by the ID of the call that ran it, the checkpoint of
+	// each agent called as a tool in that turn that was itself interrupted;
+	// the calls waiting for a decision are its Pending and its own Nested
+	// ones. Such a checkpoint's Usage is its agent's own.
+	Nested map[string]*Checkpoint `json:"nested,omitempty"`
 	// Usage and ToolCalls count what the run used before the interruption
 	// (Usage.Requests its model calls), so limits go on counting from there;
 	// UsageByPurpose splits Usage as Result.UsageByPurpose does.
 	Usage          Usage            `json:"usage"`
 	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
+	UsageByAgent   map[string]Usage `json:"usage_by_agent,omitempty"`
 	ToolCalls      int              `json:"tool_calls,omitempty"`
 	// UsageByModel, Cost and CostByModel are the Result's so far, so the
 	// resumed run goes on adding to them. A checkpoint written before they

@@ -78,7 +78,7 @@ func (r *run) think() (*ModelResponse, bool) {
 
 // requestAllowed fails the run if its request limit is used up.
 func (r *run) requestAllowed() bool {
-	if r.limits.Requests > 0 && r.usage.Requests >= r.limits.Requests {
+	if r.limits.Requests > 0 && r.ledger.total().Requests >= r.limits.Requests {
 		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
 		return false
 	}
@@ -160,7 +160,7 @@ func (r *run) prepare(req *ModelRequest) bool {
 // callModel calls Generate for Run and Stream for Stream, forwarding deltas.
 func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 	m := r.agent.Model
-	if r.yield == nil {
+	if r.sink.yield == nil {
 		resp, err := m.Generate(r.ctx, req)
 		if err == nil && resp == nil {
 			err = &ProviderError{Message: "model returned no response and no error"}
@@ -185,7 +185,7 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 		if r.out != nil && r.watched {
 			r.outputDelta(ev)
 		}
-		if r.stopped {
+		if r.sink.stopped.Load() {
 			break // closes the model stream
 		}
 	}
@@ -199,7 +199,7 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 }
 
 func (r *run) checkTokens() (string, error) {
-	l, u := r.limits, r.usage
+	l, u := r.limits, r.ledger.total()
 	check := func(name string, limit, used int) (string, error) {
 		if limit > 0 && used > limit {
 			return "usage_limit:" + name, fmt.Errorf("%w: %s %d > %d", ErrUsageLimit, strings.ReplaceAll(name, "_", " "), used, limit)

@@ -18,6 +18,7 @@ type toolOutcome struct {
 	content string
 	kind    ToolErrorKind
 	dur     time.Duration
+	paused  *Checkpoint // a nested agent's interruption
 }
 
 // runTools decides and runs one turn's calls. BeforeToolCall hooks and
@@ -28,6 +29,7 @@ type toolOutcome struct {
 func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []ToolResultPart, pending []int, ok bool) {
 	results = make([]ToolResultPart, len(calls))
 	kinds := make([]ToolErrorKind, len(calls))
+	r.pausedCalls = nil
 	var runnable []int
 	var invokes []invocation
 	for i := range calls {
@@ -80,6 +82,14 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 	}
 	if len(runnable) > 0 && !r.execute(calls, runnable, invokes, results) {
 		return nil, nil, false
+	}
+	if len(r.pausedCalls) > 0 {
+		for _, i := range runnable {
+			if r.pausedCalls[calls[i].ID] != nil {
+				pending = append(pending, i)
+			}
+		}
+		slices.Sort(pending)
 	}
 	return results, pending, true
 }
@@ -168,6 +178,13 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 	for range idx {
 		o := <-done
 		c := calls[o.i]
+		if o.paused != nil {
+			if r.pausedCalls == nil {
+				r.pausedCalls = make(map[string]*Checkpoint)
+			}
+			r.pausedCalls[c.ID] = o.paused
+			continue
+		}
 		results[o.i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
 		if hookFailed || r.ctx.Err() != nil {
 			continue
@@ -229,7 +246,19 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	if inv.timeout <= 0 {
 		inv.timeout = r.toolTimeout
 	}
-	if ft, ok := t.(*funcTool); ok {
+	if at, ok := t.(*agentTool); ok {
+		if err := at.in.validate(args); err != nil {
+			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
+		}
+		var hist []Message
+		if at.history {
+			hist = r.transcript()
+		}
+		from, decided := r.nested[c.ID], r.nestedDec[c.ID]
+		inv.call = func(ctx context.Context) (string, error) {
+			return at.runNested(ctx, r, c.ID, args, hist, from, decided)
+		}
+	} else if ft, ok := t.(*funcTool); ok {
 		// Validate here, where the stack is already grown: the validator
 		// recurses deeply, which is costly on a fresh worker goroutine.
 		if err := ft.validate(args); err != nil {
@@ -298,6 +327,10 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 	}
 	if res.err == nil {
 		return finish(res.s, "")
+	}
+	if cp := asPaused(res.err); cp != nil {
+		out.paused = cp
+		return out
 	}
 	switch {
 	case timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil:

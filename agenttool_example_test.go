@@ -1,0 +1,56 @@
+package runlet_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+// A writer calls a researcher agent as a tool: one run, one event stream,
+// one budget. The events of the researcher are at depth 1, under the tool
+// call that ran it.
+func ExampleAgent_AsTool() {
+	researcher := &runlet.Agent{
+		Name:        "researcher",
+		Description: "Looks up the weather; give it a city.",
+		Model: runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("w1", "get_weather", `{"city":"Shanghai"}`)),
+			runlettest.TextReply("Sunny, 24°C."),
+		),
+		Tools: []runlet.Tool{weather()},
+	}
+	writer := &runlet.Agent{
+		Name: "writer",
+		Model: runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("c1", "researcher", `{"input":"Shanghai"}`)),
+			runlettest.TextReply("Shanghai: a sunny 24°C today."),
+		),
+		Tools: []runlet.Tool{researcher.AsTool()},
+	}
+	for ev, err := range runlet.NewRuntime().Stream(context.Background(), writer, "Write about Shanghai's weather.") {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		h := ev.Header()
+		indent := strings.Repeat("  ", h.Depth)
+		switch e := ev.(type) {
+		case *runlet.ToolStarted:
+			fmt.Printf("%s%s calls %s\n", indent, h.Agent, e.Call.Name)
+		case *runlet.AgentFinished:
+			fmt.Printf("%s%s answers %q\n", indent, h.Agent, e.Result.Output)
+		case *runlet.RunFinished:
+			fmt.Printf("%s answers %q\n", h.Agent, e.Result.Output)
+			fmt.Println("model calls by agent:", e.Result.UsageByAgent["writer"].Requests, e.Result.UsageByAgent["researcher"].Requests)
+		}
+	}
+	// Output:
+	// writer calls researcher
+	//   researcher calls get_weather
+	//   researcher answers "Sunny, 24°C."
+	// writer answers "Shanghai: a sunny 24°C today."
+	// model calls by agent: 2 2
+}
