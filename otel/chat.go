@@ -23,7 +23,7 @@ func (o *Observer) requestModel(req *runlet.ModelRequest) string {
 }
 
 func (o *Observer) modelStarted(e *runlet.ModelStarted) {
-	rs := o.lookup(e.RunID)
+	rs := o.lookup(runKey(e.EventHeader))
 	if rs == nil {
 		return
 	}
@@ -69,7 +69,7 @@ func (o *Observer) modelStarted(e *runlet.ModelStarted) {
 }
 
 func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
-	rs := o.lookup(e.RunID)
+	rs := o.lookup(runKey(e.EventHeader))
 	if rs == nil {
 		return
 	}

@@ -14,6 +14,10 @@
 //   - an "execute_tool {tool}" span per tool call, from tool.started to
 //     tool.finished; error results set the span status to Error and
 //     error.type to the [runlet.ToolErrorKind];
+//   - for an agent called as a tool (see [runlet.Agent.AsTool]), an
+//     "invoke_agent {agent}" span, from agent.started to agent.finished, a
+//     child of the execute_tool span of the call that ran it, with its own
+//     chat and execute_tool spans under it: one trace for the whole run;
 //   - the gen_ai.client.token.usage histogram (input and output tokens of
 //     every model call) and the gen_ai.client.operation.duration histogram
 //     (seconds, for invoke_agent, chat and execute_tool operations);
@@ -56,6 +60,7 @@ package otel
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -274,6 +279,14 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 		o.startRun(ctx, e.EventHeader, e.SessionID, false, e.Input)
 	case *runlet.RunResumed:
 		o.startRun(ctx, e.EventHeader, e.SessionID, true, nil)
+	case *runlet.AgentStarted:
+		o.startRun(o.callContext(ctx, e.EventHeader), e.EventHeader, "", e.Resumed, e.Input)
+	case *runlet.AgentFinished:
+		errType := ""
+		if e.Status == runlet.StatusFailed {
+			errType = orDefault(e.ErrorType, orDefault(e.Policy, "error"))
+		}
+		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
 	case *runlet.RunFinished:
 		o.endRun(ctx, e.EventHeader, e.Result, "", "", "")
 	case *runlet.RunInterrupted:
@@ -301,10 +314,40 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 	}
 }
 
-// lookup returns the state of a run in progress, locked, or nil.
-func (o *Observer) lookup(runID string) *runState {
+// runKey identifies the agent an event belongs to: the run's own, or one
+// it called as a tool (see runlet.Agent.AsTool), by its call path.
+func runKey(h runlet.EventHeader) string {
+	if h.CallPath == "" {
+		return h.RunID
+	}
+	return h.RunID + "\x00" + h.CallPath
+}
+
+// callContext returns ctx holding the execute_tool span of the call that
+// runs the agent h belongs to, so its invoke_agent span is that span's
+// child; ctx itself if that span is unknown.
+func (o *Observer) callContext(ctx context.Context, h runlet.EventHeader) context.Context {
+	parent, call := h, h.CallPath
+	parent.CallPath = ""
+	if i := strings.LastIndexByte(h.CallPath, '/'); i >= 0 {
+		parent.CallPath, call = h.CallPath[:i], h.CallPath[i+1:]
+	}
+	rs := o.lookup(runKey(parent))
+	if rs == nil {
+		return ctx
+	}
+	defer rs.mu.Unlock()
+	if spans := rs.tools[call]; len(spans) > 0 {
+		return trace.ContextWithSpan(ctx, spans[len(spans)-1].span)
+	}
+	return trace.ContextWithSpan(ctx, rs.span)
+}
+
+// lookup returns the state of a run (or nested agent) in progress, locked,
+// or nil.
+func (o *Observer) lookup(key string) *runState {
 	o.mu.Lock()
-	rs := o.runs[runID]
+	rs := o.runs[key]
 	o.mu.Unlock()
 	if rs != nil {
 		rs.mu.Lock()

@@ -14,8 +14,8 @@ import (
 func (o *Observer) startRun(ctx context.Context, h runlet.EventHeader, sessionID string, resumed bool, input []runlet.Message) {
 	rs := o.newRun(ctx, h, sessionID, resumed, input)
 	o.mu.Lock()
-	old := o.runs[h.RunID]
-	o.runs[h.RunID] = rs
+	old := o.runs[runKey(h)]
+	o.runs[runKey(h)] = rs
 	o.mu.Unlock()
 	if old != nil { // a run ID reused while its run was in progress
 		old.mu.Lock()
@@ -55,8 +55,8 @@ func (o *Observer) newRun(ctx context.Context, h runlet.EventHeader, sessionID s
 // description (run errors never contain credentials).
 func (o *Observer) endRun(ctx context.Context, h runlet.EventHeader, res *runlet.Result, errType, policy, errMsg string) {
 	o.mu.Lock()
-	rs := o.runs[h.RunID]
-	delete(o.runs, h.RunID)
+	rs := o.runs[runKey(h)]
+	delete(o.runs, runKey(h))
 	o.mu.Unlock()
 	if rs == nil {
 		// A run that failed before it started (a resume of an unknown
@@ -129,7 +129,7 @@ func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeade
 }
 
 func (o *Observer) delta(h runlet.EventHeader) {
-	rs := o.lookup(h.RunID)
+	rs := o.lookup(runKey(h))
 	if rs == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (o *Observer) delta(h runlet.EventHeader) {
 }
 
 func (o *Observer) contextPrepared(e *runlet.ContextPrepared) {
-	rs := o.lookup(e.RunID)
+	rs := o.lookup(runKey(e.EventHeader))
 	if rs == nil {
 		return
 	}

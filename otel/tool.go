@@ -12,7 +12,7 @@ import (
 // Tool spans: one execute_tool span per tool call.
 
 func (o *Observer) toolStarted(e *runlet.ToolStarted) {
-	rs := o.lookup(e.RunID)
+	rs := o.lookup(runKey(e.EventHeader))
 	if rs == nil {
 		return
 	}
@@ -37,7 +37,7 @@ func (o *Observer) toolStarted(e *runlet.ToolStarted) {
 }
 
 func (o *Observer) toolFinished(ctx context.Context, e *runlet.ToolFinished) {
-	rs := o.lookup(e.RunID)
+	rs := o.lookup(runKey(e.EventHeader))
 	if rs == nil {
 		return
 	}
