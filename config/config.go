@@ -46,6 +46,12 @@ type File struct {
 	// MCPServers are MCP servers whose tools the agent may call; see
 	// MCPServer and Setup.ConnectMCP.
 	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// Prices is a price table (runlet.WithPrices), by model name as the
+	// provider reports it (a dated ID also finds its alias's entry): per
+	// model, input, cached_input, cache_write and output prices per million
+	// tokens, and optionally long_context_above with a long_context price.
+	// A model without a price is unpriced: its cost is unknown, not zero.
+	Prices runlet.Prices `yaml:"prices"`
 	// OutputSchema, a JSON Schema written in YAML (or JSON), asks for a
 	// final answer that is JSON matching it: validated, and asked for again
 	// when it does not match (see runlet.RunAs). Result.Output is the JSON.
@@ -333,6 +339,9 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	}
 	if f.ToolConcurrency > 0 {
 		opts = append(opts, runlet.WithToolConcurrency(f.ToolConcurrency))
+	}
+	if len(f.Prices) > 0 {
+		opts = append(opts, runlet.WithPrices(maps.Clone(f.Prices)))
 	}
 	return &Setup{Agent: agent, RuntimeOptions: opts, File: f}, nil
 }

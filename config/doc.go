@@ -54,6 +54,8 @@
 //	    headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}
 //	    tools: [search_issues]      # only these; default all
 //	    require_approval: true      # also timeout: 30s
+//	prices:                         # your prices per million tokens, by model (runlet.WithPrices);
+//	  my-model: {input: 1, cached_input: 0.1, cache_write: 1.25, output: 4}  # others: cost unknown
 //	output_schema:                  # a JSON Schema: the answer is JSON matching it,
 //	  title: contact                #   validated and asked for again when it does not
 //	  type: object                  #   match (the title, if a valid name, names it)

@@ -33,6 +33,7 @@ type flags struct {
 	json        bool
 	quiet       bool
 	noReasoning bool
+	usage       bool
 
 	record string
 	replay string
@@ -76,6 +77,10 @@ Output:
   --json                 print every event as one JSON line on stdout
   --quiet                print only the final answer
   --no-reasoning         hide the model's reasoning (shown dimmed otherwise)
+  --usage                after each run, print its tokens and cost by model on
+                         stderr; prices come from the built-in table (package
+                         pricing, dated) and prices: in --config, which wins;
+                         a model with no price shows "cost unknown"
 
 Record and replay (for tests and demos; see runlettest):
   --record FILE          record the HTTP traffic to a cassette file
@@ -151,6 +156,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noReasoning, "no-reasoning", false, "")
+	fs.BoolVar(&f.usage, "usage", false, "")
 	fs.StringVar(&f.record, "record", "", "")
 	fs.StringVar(&f.replay, "replay", "", "")
 	fs.StringVar(&f.outputSchema, "output-schema", "", "")

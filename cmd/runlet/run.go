@@ -150,6 +150,9 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 			if r != nil {
 				r.summary(e.Result.Usage) // a resumed run's usage includes the part before
 			}
+			if f.usage {
+				a.printUsage(e.Result)
+			}
 			return exitOK
 		case *runlet.RunInterrupted:
 			if a.stdinTTY && !f.json && ctx.Err() == nil {
@@ -162,6 +165,9 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 			if r != nil {
 				r.close()
 			}
+			if f.usage {
+				a.printUsage(e.Result)
+			}
 			var names []string
 			for _, c := range e.Pending {
 				names = append(names, c.Name+" "+compactArgs(c.Arguments))
@@ -171,6 +177,9 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 		}
 		if r != nil {
 			r.close()
+		}
+		if e, ok := final.(*runlet.RunFailed); ok && f.usage {
+			a.printUsage(e.Result)
 		}
 		return a.failure(runErr, interrupted())
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/runlet/runlet/config"
 	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/internal/suggest"
+	"github.com/runlet/runlet/pricing"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
 	"github.com/runlet/runlet/store/sqlite"
@@ -198,7 +199,9 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		s.describe += " (" + displayURL(m.BaseURL) + ")"
 	}
 
-	opts := append([]runlet.RuntimeOption{}, extra...)
+	// Runs are priced from the built-in table, with the config's prices
+	// over it (see --usage).
+	opts := append([]runlet.RuntimeOption{runlet.WithPrices(pricing.With(file.Prices))}, extra...)
 	if f.session != "" {
 		path := f.store
 		if path == "" {
