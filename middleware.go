@@ -15,6 +15,11 @@ import (
 // A stream falls back only before its first event reached the caller;
 // after that, its error is final, so the caller never sees two answers
 // spliced together.
+//
+// The response is the answering model's own, Model and Usage included, so
+// a run counts and prices each call under the model that answered
+// (Result.UsageByModel, Result.CostByModel); a failed attempt returned no
+// usage and counts nothing.
 func Fallback(models ...Model) Model { return &fallback{models: models} }
 
 // FallbackWhen is Fallback with its own policy: should decides whether an

@@ -130,8 +130,12 @@ const (
 	FinishOther         FinishReason = "other"
 )
 
-// Usage counts tokens. ReasoningTokens are included in OutputTokens and
-// CachedInputTokens in InputTokens, as the providers report them.
+// Usage counts tokens, the same way for every adapter: InputTokens is the
+// whole prompt, with the tokens read from the provider's prompt cache
+// (CachedInputTokens) and written to it (CacheWriteTokens) among them, and
+// OutputTokens includes ReasoningTokens. (OpenAI and Gemini count cached
+// tokens inside the prompt; the Anthropic adapter adds Anthropic's
+// separate cache counts to input_tokens.) Price.Cost relies on this.
 type Usage struct {
 	InputTokens       int `json:"input_tokens"`
 	OutputTokens      int `json:"output_tokens"`

@@ -3,6 +3,7 @@ package pricing_test
 import (
 	"context"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/runlet/runlet"
@@ -115,6 +116,26 @@ func TestCachedTokensPerAdapter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A recorded OpenAI response that wrote the cache: prompt_tokens (4020)
+// includes cache_write_tokens (4012), so 8 tokens are plain input.
+func TestRecordedCacheWrite(t *testing.T) {
+	body, err := os.ReadFile("testdata/pydantic-nonstream-cache-write-tokens.response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Body: body})
+	defer srv.Close()
+	model := openai.NewChatCompletions(openai.Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "gpt-5.6-sol"})
+	prices := runlet.Prices{"gpt-5.6-sol": {Input: 2, CacheWrite: 2.5, CachedInput: 0.2, Output: 10}} // test prices, not the real ones
+	res, err := runlet.NewRuntime(runlet.WithPrices(prices)).Run(context.Background(), &runlet.Agent{Model: model}, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (8*2 + 4012*2.5 + 4*10) / 1e6; math.Abs(res.Cost.Amount-want) > 1e-12 || !res.Cost.Known() {
+		t.Fatalf("cost %+v, want %v (usage %+v)", res.Cost, want, res.Usage)
 	}
 }
 
