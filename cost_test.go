@@ -227,3 +227,39 @@ func TestCallModelCost(t *testing.T) {
 		t.Fatalf("cost %+v by model %+v err %v", res.Cost, res.CostByModel, err)
 	}
 }
+
+// An agent called as a tool is priced with the calling run's table, and
+// its calls add to the run's cost under the model that answered them.
+func TestAgentToolCost(t *testing.T) {
+	u := runlet.Usage{InputTokens: 1000, OutputTokens: 100}
+	researcher := &runlet.Agent{
+		Name:  "researcher",
+		Model: runlettest.NewModel(as(runlettest.TextReply("Sunny."), "small", u)),
+	}
+	writer := &runlet.Agent{
+		Name: "writer",
+		Model: runlettest.NewModel(
+			as(runlettest.ToolCallReply(runlettest.Call("c1", "researcher", `{"input":"Rome"}`)), "big", u),
+			as(runlettest.TextReply("Rome is sunny."), "big", u)),
+		Tools: []runlet.Tool{researcher.AsTool()},
+	}
+	prices := runlet.Prices{"big": {Input: 10, Output: 10}, "small": {Input: 1, Output: 1}}
+	evs, err := collect(t, runlet.NewRuntime(runlet.WithPrices(prices)).Stream(context.Background(), writer, "weather?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub runlet.Cost
+	for _, ev := range evs {
+		if mf, ok := ev.(*runlet.ModelFinished); ok && mf.Header().Agent == "researcher" {
+			sub = sub.Add(mf.Cost)
+		}
+	}
+	if !near(sub.Amount, 1100/1e6) || !sub.Known() {
+		t.Fatalf("sub-agent call cost %+v", sub)
+	}
+	res := evs[len(evs)-1].(*runlet.RunFinished).Result
+	if !near(res.Cost.Amount, 2*11000/1e6+1100/1e6) || !res.Cost.Known() ||
+		!near(res.CostByModel["small"].Amount, 1100/1e6) || res.UsageByModel["big"].Requests != 2 {
+		t.Fatalf("run cost %+v by model %+v usage %+v", res.Cost, res.CostByModel, res.UsageByModel)
+	}
+}
