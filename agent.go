@@ -60,7 +60,8 @@ type Result struct {
 	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
 	// UsageByModel splits Usage by the model that answered each call, by
 	// the name its provider reported (ModelResponse.Model, such as
-	// "gpt-4o-2024-08-06"; empty for a Model that reports none): a run
+	// "gpt-4o-2024-08-06"; the requested model when the provider reports
+	// none; empty for a custom Model that sets none): a run
 	// that fell back from one model to another (see Fallback) has both.
 	UsageByModel map[string]Usage `json:"usage_by_model,omitempty"`
 	// Cost is what the calls cost by the run's price table (see

@@ -112,7 +112,7 @@ type ModelResponse struct {
 	Usage        Usage        `json:"usage"`
 	FinishReason FinishReason `json:"finish_reason"`
 	ID           string       `json:"id,omitempty"`    // provider response ID
-	Model        string       `json:"model,omitempty"` // model name the provider reported
+	Model        string       `json:"model,omitempty"` // model name the provider reported; the built-in adapters put the requested model when it reports none
 }
 
 // FinishReason is why the model stopped, normalised across providers.

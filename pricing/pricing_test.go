@@ -139,6 +139,33 @@ func TestRecordedCacheWrite(t *testing.T) {
 	}
 }
 
+// A compatible server that reports no model: the call is counted and
+// priced under the model the request named, streamed or not.
+func TestUnreportedModel(t *testing.T) {
+	usage := `"usage":{"prompt_tokens":1000,"completion_tokens":10,"total_tokens":1010}`
+	srv := runlettest.NewOpenAIChatServer(
+		runlettest.OpenAIChatReply{Body: []byte(`{"id":"a","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],` + usage + `}`)},
+		runlettest.OpenAIChatReply{Body: []byte("data: {\"id\":\"b\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n" +
+			"data: {\"id\":\"b\",\"choices\":[]," + usage + "}\n\ndata: [DONE]\n\n")},
+	)
+	defer srv.Close()
+	agent := &runlet.Agent{Model: openai.NewChatCompletions(openai.Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "local-model"})}
+	rt := runlet.NewRuntime(runlet.WithPrices(runlet.Prices{"local-model": {Input: 1, Output: 1}}))
+	ctx := context.Background()
+	res, err := rt.Run(ctx, agent, "hi")
+	if err != nil || res.UsageByModel["local-model"].Requests != 1 || !res.Cost.Known() {
+		t.Fatalf("generate: %+v %v", res, err)
+	}
+	for ev, err := range rt.Stream(ctx, agent, "hi") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := ev.(*runlet.RunFinished); ok && (f.Result.UsageByModel["local-model"].Requests != 1 || math.Abs(f.Result.Cost.Amount-1010/1e6) > 1e-12) {
+			t.Fatalf("stream: %+v", f.Result)
+		}
+	}
+}
+
 func TestTable(t *testing.T) {
 	if len(pricing.Sources) == 0 || pricing.Date == "" {
 		t.Fatal("the table must state its date and sources")

@@ -30,6 +30,9 @@ func (c *Client) Generate(ctx context.Context, call Call, decode func(*http.Resp
 		if err != nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
+		if err == nil && out != nil && out.Model == "" {
+			out.Model = call.Model
+		}
 		return false, err
 	})
 	if err != nil {
@@ -51,6 +54,15 @@ func (c *Client) Stream(ctx context.Context, call Call, yield func(runlet.Stream
 			return err
 		}
 		defer resp.Body.Close()
+		if call.Model != "" {
+			inner := emit
+			emit = func(ev runlet.StreamEvent) bool {
+				if ev.Kind == runlet.StreamDone && ev.Response != nil && ev.Response.Model == "" {
+					ev.Response.Model = call.Model
+				}
+				return inner(ev)
+			}
+		}
 		err = read(resp, emit)
 		if err != nil && ctx.Err() != nil {
 			err = ctx.Err()

@@ -80,6 +80,10 @@ type Call struct {
 	URL    string
 	Body   []byte
 	Header http.Header
+	// Model is the model the request names. A response whose provider
+	// reported none gets it as ModelResponse.Model, so runs count and
+	// price the call under the model asked for.
+	Model string
 }
 
 // Post sends body to url and returns a 2xx response, whose body the caller

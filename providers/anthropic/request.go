@@ -91,6 +91,7 @@ const (
 type built struct {
 	body  []byte
 	betas string // extra anthropic-beta values for this request
+	model string
 }
 
 // buildRequest translates a runlet request into a Messages API body.
@@ -231,7 +232,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			return built{}, m.invalid("encoding request options", err)
 		}
 	}
-	out.body = body
+	out.body, out.model = body, w.Model
 	return out, nil
 }
 

@@ -32,6 +32,15 @@ func New(cfg Config) *Model {
 // Name returns the adapter's name (Config.Name, default "gemini").
 func (m *Model) Name() string { return m.cfg.name }
 
+// requestModel is the model a request built without error names: its
+// "model" option, else Config.Model.
+func (m *Model) requestModel(req *runlet.ModelRequest) string {
+	if s, _ := req.Options[optModel].(string); s != "" {
+		return s
+	}
+	return m.cfg.model
+}
+
 // ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
 // wrapped by the *runlet.ProviderError returned for a response or stream
 // event that is not what the Gemini API sends.
@@ -45,7 +54,7 @@ func (m *Model) Generate(ctx context.Context, req *runlet.ModelRequest) (*runlet
 	if err != nil {
 		return nil, err
 	}
-	return m.cfg.client.Generate(ctx, httpc.Call{URL: url, Body: body}, func(resp *http.Response) (*runlet.ModelResponse, error) {
+	return m.cfg.client.Generate(ctx, httpc.Call{URL: url, Body: body, Model: m.requestModel(req)}, func(resp *http.Response) (*runlet.ModelResponse, error) {
 		if !isEventStream(resp.Header) {
 			return m.readResponse(resp)
 		}
@@ -64,7 +73,7 @@ func (m *Model) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[
 		return httpc.Failed(err)
 	}
 	return func(yield func(runlet.StreamEvent, error) bool) {
-		m.cfg.client.Stream(ctx, httpc.Call{URL: url, Body: body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+		m.cfg.client.Stream(ctx, httpc.Call{URL: url, Body: body, Model: m.requestModel(req)}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 			if !isEventStream(resp.Header) {
 				// A gateway that answers with the whole response.
 				out, err := m.readResponse(resp)

@@ -182,7 +182,7 @@ func (m *ChatCompletions) Generate(ctx context.Context, req *runlet.ModelRequest
 	if err != nil {
 		return nil, err
 	}
-	return m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body}, func(resp *http.Response) (*runlet.ModelResponse, error) {
+	return m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body, Model: b.model}, func(resp *http.Response) (*runlet.ModelResponse, error) {
 		return m.decodeResponse(resp, b.thinkTags)
 	})
 }
@@ -219,7 +219,7 @@ func (m *ChatCompletions) Stream(ctx context.Context, req *runlet.ModelRequest) 
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body, Model: b.model}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 			return m.readStream(ctx, resp, b, emit)
 		})
 	}

@@ -141,6 +141,7 @@ var chatEmptyParams = json.RawMessage(`{"type":"object","properties":{}}`)
 type chatBuilt struct {
 	body      []byte
 	thinkTags bool
+	model     string
 }
 
 // chatControl holds the options the adapter interprets instead of sending.
@@ -272,7 +273,7 @@ func (m *ChatCompletions) build(req *runlet.ModelRequest, stream bool) (chatBuil
 	if err != nil {
 		return chatBuilt{}, err
 	}
-	return chatBuilt{body: body, thinkTags: ctl.thinkTags}, nil
+	return chatBuilt{body: body, thinkTags: ctl.thinkTags, model: ctl.model}, nil
 }
 
 // chatMarshal encodes r and splices in the pass-through options, which

@@ -148,7 +148,7 @@ func (m *Responses) Generate(ctx context.Context, req *runlet.ModelRequest) (*ru
 	if err != nil {
 		return nil, err
 	}
-	out, err := m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body}, m.decodeResponse)
+	out, err := m.r.client.Generate(ctx, httpc.Call{URL: m.url, Body: b.body, Model: b.model}, m.decodeResponse)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (m *Responses) Stream(ctx context.Context, req *runlet.ModelRequest) iter.S
 			yield(runlet.StreamEvent{}, err)
 			return
 		}
-		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
+		m.r.client.Stream(ctx, httpc.Call{URL: m.url, Body: b.body, Model: b.model}, yield, func(resp *http.Response, emit func(runlet.StreamEvent) bool) error {
 			return m.readStream(ctx, resp, b, emit)
 		})
 	}

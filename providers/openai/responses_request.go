@@ -127,6 +127,7 @@ type respBuilt struct {
 	// store and auto tell remember whether to record the response for
 	// automatic chaining.
 	store, auto bool
+	model       string
 }
 
 // buildRequest translates a runlet request into a Responses API body.
@@ -286,7 +287,7 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 			return respBuilt{}, m.invalid("encoding request options", err)
 		}
 	}
-	return respBuilt{body: body, store: store, auto: auto}, nil
+	return respBuilt{body: body, store: store, auto: auto, model: w.Model}, nil
 }
 
 func (m *Responses) invalid(msg string, err error) *runlet.ProviderError {
