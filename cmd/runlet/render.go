@@ -250,8 +250,10 @@ func (r *renderer) event(ev runlet.Event) {
 	}
 }
 
-// summary prints the usage line at the end of a run.
-func (r *renderer) summary(u runlet.Usage) {
+// summary prints the usage line at the end of a run, with its cost when
+// some of its calls were priced ("at least" when not all were).
+func (r *renderer) summary(res *runlet.Result) {
+	u, c := res.Usage, res.Cost
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopSpinner()
@@ -270,6 +272,12 @@ func (r *renderer) summary(u runlet.Usage) {
 	}
 	if r.toolCalls > 0 {
 		fmt.Fprintf(&b, " · %d tool call%s", r.toolCalls, plural(r.toolCalls))
+	}
+	switch {
+	case c.Known() && u.Requests > 0:
+		b.WriteString(" · " + formatCost(c.Amount))
+	case c.Unpriced < u.Requests:
+		b.WriteString(" · at least " + formatCost(c.Amount))
 	}
 	fmt.Fprintf(&b, " · %s", roundDuration(time.Since(r.started)))
 	r.writeErr(r.a.style(dim, b.String()) + "\n")

@@ -148,7 +148,7 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 				fmt.Fprintln(a.stdout, e.Result.Output)
 			}
 			if r != nil {
-				r.summary(e.Result.Usage) // a resumed run's usage includes the part before
+				r.summary(e.Result) // a resumed run's usage includes the part before
 			}
 			if f.usage {
 				a.printUsage(e.Result)

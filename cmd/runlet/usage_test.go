@@ -39,6 +39,7 @@ func TestUsageFlag(t *testing.T) {
 	chat.Enqueue(runlettest.OpenAIChatReply{Text: "Hi.", Usage: &runlettest.OpenAIChatUsage{PromptTokens: 1000, CachedTokens: 600, CompletionTokens: 20}})
 	r = runCLI(t, "", nil, "run", "--base-url", chat.BaseURL(), "--model", "local-model", "--usage", "hi")
 	if r.code != 0 || !strings.Contains(r.stderr, "local-model  1 call  1000 input (600 cached)  20 output  cost unknown (no price)\n") ||
+		!strings.Contains(r.stderr, "1 model call · 1000 input + 20 output tokens (600 cached) · ") || strings.Contains(r.stderr, "$") ||
 		!strings.Contains(r.stderr, "Total: 1 model call · 1000 input + 20 output tokens · cost unknown") {
 		t.Fatalf("unpriced: %s", r)
 	}
@@ -51,8 +52,9 @@ func TestUsageFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	chat.Enqueue(runlettest.OpenAIChatReply{Text: "Hi.", Usage: &runlettest.OpenAIChatUsage{PromptTokens: 1000, CachedTokens: 600, CompletionTokens: 20}})
-	r = runCLI(t, "", []string{"OPENAI_API_KEY=k"}, "run", "--config", cfg, "--quiet", "--usage", "hi")
-	if r.code != 0 || !strings.Contains(r.stderr, "local-model  1 call  1000 input (600 cached)  20 output  $0.00126\n") {
+	r = runCLI(t, "", []string{"OPENAI_API_KEY=k"}, "run", "--config", cfg, "--usage", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "local-model  1 call  1000 input (600 cached)  20 output  $0.00126\n") ||
+		!strings.Contains(r.stderr, "1 model call · 1000 input + 20 output tokens (600 cached) · $0.00126 · ") {
 		t.Fatalf("priced by the config: %s", r)
 	}
 }
