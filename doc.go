@@ -30,8 +30,8 @@
 // RuntimeOptions, a run (Run, Stream, RunAs) takes RunOptions, NewTool takes
 // ToolOptions. A concept has one name whatever the level, and an option
 // meaningful at several levels works at each, the most specific winning
-// (tool over run over Runtime): WithLimits and WithMaxTurns (a SharedOption:
-// Runtime or run; Agent.MaxTurns sits between the two), WithToolTimeout and
+// (tool over run over Runtime): WithLimits, WithMaxTurns and WithPrices (a
+// SharedOption: Runtime or run; Agent.MaxTurns sits between the two), WithToolTimeout and
 // WithMaxToolOutput (a ToolLimitOption: Runtime, run or tool), and the
 // plural, variadic WithObservers, WithHooks and WithPreparers, whose run
 // values come after the Runtime's. Run only: WithSession, WithHistory,
@@ -52,6 +52,16 @@
 // Every run ends with exactly one terminal event: *RunFinished,
 // *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a
 // usage limit, a hook, context overflow) returns a *PolicyError naming it.
+//
+// # Usage and cost
+//
+// Result.Usage sums every model call of the run, split by purpose, by agent
+// and by the model that answered (UsageByModel, keyed by the name the
+// provider reported, so a Fallback run shows each model it used). With a
+// price table (WithPrices; package pricing has a dated one) each call's
+// cost is on ModelFinished.Cost and the run's on Result.Cost and
+// CostByModel; a model without a price leaves its calls unpriced, their
+// cost unknown rather than zero (Cost.Known).
 //
 // # Typed answers
 //
