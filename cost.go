@@ -15,6 +15,12 @@ import "strings"
 // at the Input price (set a tiny positive price for tokens that are really
 // free).
 //
+// Usage has one count of cache writes, whatever their lifetime, while
+// Anthropic bills a 1-hour cache write higher than a 5-minute one: set
+// CacheWrite to the price of the cache lifetime you ask for (the
+// anthropic adapter's "cache_control" option; package pricing gives the
+// 5-minute price).
+//
 // Some providers bill a whole call at higher prices when its input is long
 // (Gemini Pro above 200k input tokens, Claude's 1M-token context): the
 // call is priced at LongContext when LongContext is set and its input
