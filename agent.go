@@ -29,22 +29,14 @@ type Agent struct {
 	MaxTurns int
 }
 
-// Status is how a run ended.
-type Status string
-
-// Run statuses.
-const (
-	StatusCompleted   Status = "completed"
-	StatusInterrupted Status = "interrupted"
-	StatusFailed      Status = "failed"
-)
-
 // Result is the outcome of a run. On failure Run returns the error and a
 // non-nil partial Result.
 type Result struct {
 	RunID     string `json:"run_id"`
 	SessionID string `json:"session_id,omitempty"`
-	Status    Status `json:"status"`
+	// Status is how the run ended: StateFinished, StateInterrupted or
+	// StateFailed.
+	Status RunState `json:"status"`
 	// Agent names the agent that ran.
 	Agent string `json:"agent,omitempty"`
 	// Output is the final answer's text; Reasoning its reasoning text.
@@ -76,6 +68,6 @@ type Result struct {
 	// Turns counts model calls.
 	Turns int `json:"turns"`
 	// Pending lists the calls waiting for a decision when Status is
-	// StatusInterrupted.
+	// StateInterrupted.
 	Pending []ToolCallPart `json:"pending,omitempty"`
 }

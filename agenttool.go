@@ -151,7 +151,7 @@ func (t *agentTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	if res.Status == StatusInterrupted {
+	if res.Status == StateInterrupted {
 		return "", fmt.Errorf("agent %q needs an approval, which a tool called outside a run cannot wait for", t.agent.Name)
 	}
 	return res.Output, nil

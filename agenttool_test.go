@@ -118,12 +118,12 @@ func checkTree(t *testing.T, evs []runlet.Event, runID string) {
 	for i, ev := range evs {
 		h := ev.Header()
 		if h.RunID != runID || h.Seq != int64(i+1) {
-			t.Fatalf("event %d (%s): run %q seq %d", i, ev.Type(), h.RunID, h.Seq)
+			t.Fatalf("event %d (%s): run %q seq %d", i, ev.Header().Type, h.RunID, h.Seq)
 		}
 		switch e := ev.(type) {
 		case *runlet.RunFinished, *runlet.RunFailed, *runlet.RunInterrupted:
 			if i != len(evs)-1 || h.Depth != 0 {
-				t.Fatalf("terminal event %s at %d of %d, depth %d", ev.Type(), i, len(evs), h.Depth)
+				t.Fatalf("terminal event %s at %d of %d, depth %d", ev.Header().Type, i, len(evs), h.Depth)
 			}
 		case *runlet.ToolStarted:
 			open[join(h.CallPath, e.Call.ID)] = true
@@ -136,10 +136,10 @@ func checkTree(t *testing.T, evs []runlet.Event, runID string) {
 		}
 		if h.Depth > 0 {
 			if h.Agent != "researcher" || strings.Count(h.CallPath, "/")+1 != h.Depth || !open[h.CallPath] {
-				t.Fatalf("event %d (%s) depth %d path %q agent %q outside its call", i, ev.Type(), h.Depth, h.CallPath, h.Agent)
+				t.Fatalf("event %d (%s) depth %d path %q agent %q outside its call", i, ev.Header().Type, h.Depth, h.CallPath, h.Agent)
 			}
 		} else if h.Agent != "writer" || h.CallPath != "" {
-			t.Fatalf("event %d (%s) at depth 0: agent %q path %q", i, ev.Type(), h.Agent, h.CallPath)
+			t.Fatalf("event %d (%s) at depth 0: agent %q path %q", i, ev.Header().Type, h.Agent, h.CallPath)
 		}
 	}
 	if len(started) != 2 || len(finished) != 2 || !started["c1"] || !finished["c2"] {
@@ -173,7 +173,7 @@ func TestAgentToolSharesLimits(t *testing.T) {
 				t.Fatalf("usage = %+v by agent %+v", res.Usage, res.UsageByAgent)
 			}
 			if _, ok := evs[len(evs)-1].(*runlet.RunFailed); !ok {
-				t.Fatalf("last event %s", evs[len(evs)-1].Type())
+				t.Fatalf("last event %s", evs[len(evs)-1].Header().Type)
 			}
 		})
 	}
@@ -210,7 +210,7 @@ func TestAgentToolFailureIsToolError(t *testing.T) {
 			}
 			var failed []string
 			for _, ev := range evs {
-				if e, ok := ev.(*runlet.AgentFinished); ok && e.Status == runlet.StatusFailed {
+				if e, ok := ev.(*runlet.AgentFinished); ok && e.Status == runlet.StateFailed {
 					failed = append(failed, e.Policy)
 				}
 			}
@@ -237,7 +237,7 @@ func TestAgentToolCancel(t *testing.T) {
 			}
 		})
 		res, err := runlet.NewRuntime().Run(ctx, parent(), "go", runlet.WithObservers(obs))
-		if !errors.Is(err, context.Canceled) || res.Status != runlet.StatusFailed {
+		if !errors.Is(err, context.Canceled) || res.Status != runlet.StateFailed {
 			t.Fatalf("err = %v, status %s", err, res.Status)
 		}
 	})
@@ -274,7 +274,7 @@ func TestAgentToolNestedApprovalResumesInAnotherRuntime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != runlet.StatusInterrupted || len(res.Pending) != 2 || res.Pending[0].ID != "d1" || res.Pending[1].ID != "d2" {
+			if res.Status != runlet.StateInterrupted || len(res.Pending) != 2 || res.Pending[0].ID != "d1" || res.Pending[1].ID != "d2" {
 				t.Fatalf("result %+v", res)
 			}
 			if last, ok := evs[len(evs)-1].(*runlet.RunInterrupted); !ok || last.Depth != 0 || len(last.Pending) != 2 {

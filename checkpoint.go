@@ -65,7 +65,7 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 		r.fail(fmt.Errorf("runlet: saving checkpoint: %w", err), "")
 		return
 	}
-	res := r.snapshot(StatusInterrupted)
+	res := r.snapshot(StateInterrupted)
 	res.Pending = pendingCalls(cp)
 	r.result = res
 	r.transition(StateInterrupted)

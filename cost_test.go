@@ -184,7 +184,7 @@ func TestResumeKeepsCost(t *testing.T) {
 	ctx := context.Background()
 	res, err := runlet.NewRuntime(runlet.WithStore(store), runlet.WithPrices(runlet.Prices{"first": {Input: 1, Output: 1}})).
 		Run(ctx, agent, "go")
-	if err != nil || res.Status != runlet.StatusInterrupted || !near(res.Cost.Amount, 1100/1e6) {
+	if err != nil || res.Status != runlet.StateInterrupted || !near(res.Cost.Amount, 1100/1e6) {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	res, err = runlet.NewRuntime(runlet.WithStore(store), runlet.WithPrices(runlet.Prices{"second": {Input: 2, Output: 2}})).

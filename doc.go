@@ -105,7 +105,7 @@
 //
 // A tool made WithApproval, or a BeforeToolCall hook returning
 // ErrApprovalRequired, interrupts the run: the other calls of the turn run,
-// then the run saves a Checkpoint and ends with StatusInterrupted and the
+// then the run saves a Checkpoint and ends with StateInterrupted and the
 // pending calls. Runtime.Resume, in any process sharing the store, claims
 // the checkpoint atomically (exactly one of concurrent resumes proceeds, and
 // wrong decisions fail before anything is claimed), runs the approved calls

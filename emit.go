@@ -37,8 +37,8 @@ func (r *run) emitTerminal(ev Event, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	h := ev.header()
-	*h = EventHeader{RunID: r.cfg.runID, Seq: s.seq, Time: time.Now(), Depth: r.depth, CallPath: r.path}
+	h := ev.Header()
+	*h = EventHeader{Type: ev.eventType(), RunID: r.cfg.runID, Seq: s.seq, Time: time.Now(), Depth: r.depth, CallPath: r.path}
 	if r.agent != nil {
 		h.Agent = r.agent.Name
 	}
@@ -72,11 +72,11 @@ func nestedEvent(ev Event) Event {
 	case *RunResumed:
 		return &AgentStarted{Resumed: true}
 	case *RunFinished:
-		return &AgentFinished{Status: StatusCompleted, Result: e.Result}
+		return &AgentFinished{Status: StateFinished, Result: e.Result}
 	case *RunInterrupted:
-		return &AgentFinished{Status: StatusInterrupted, Result: e.Result}
+		return &AgentFinished{Status: StateInterrupted, Result: e.Result}
 	case *RunFailed:
-		return &AgentFinished{Status: StatusFailed, Error: e.Error, ErrorType: e.ErrorType, Policy: e.Policy, Result: e.Result}
+		return &AgentFinished{Status: StateFailed, Error: e.Error, ErrorType: e.ErrorType, Policy: e.Policy, Result: e.Result}
 	}
 	return ev
 }
@@ -84,7 +84,7 @@ func nestedEvent(ev Event) Event {
 func (r *run) observe(o Observer, ev Event) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.rt.logger.Error("runlet: observer panicked", "run_id", r.cfg.runID, "event", ev.Type(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			r.rt.logger.Error("runlet: observer panicked", "run_id", r.cfg.runID, "event", ev.eventType(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
 	o.Observe(r.ctx, ev)

@@ -8,17 +8,18 @@ import (
 
 // Event is something the runtime did. The set is sealed; switch on the
 // concrete types (*TextDelta, *ToolFinished, *RunFinished, ...). Every event
-// marshals to JSON with a stable "type" name, such as "text.delta".
+// marshals to JSON with its stable type name, such as "text.delta", in the
+// "type" key (EventHeader.Type), and UnmarshalEvent reads it back.
 type Event interface {
-	// Type returns the stable JSON type name.
-	Type() string
 	// Header returns the fields every event has.
-	Header() EventHeader
-	header() *EventHeader // the runtime stamps every event through it
+	Header() *EventHeader
+	eventType() string // seals the set; the stable type name
 }
 
-// EventHeader is embedded in every event.
+// EventHeader is embedded in every event. The runtime stamps it when it
+// emits the event.
 type EventHeader struct {
+	Type  string    `json:"type"` // "run.started", "text.delta", ...
 	RunID string    `json:"run_id"`
 	Seq   int64     `json:"seq"` // 1, 2, 3, ... within a run, in delivery order
 	Time  time.Time `json:"time"`
@@ -35,16 +36,15 @@ type EventHeader struct {
 }
 
 // Header returns h; it makes every event satisfy Event.Header.
-func (h EventHeader) Header() EventHeader { return h }
+func (h *EventHeader) Header() *EventHeader { return h }
 
-func (h *EventHeader) header() *EventHeader { return h }
-
-// RunState is a state of the run's state machine.
+// RunState is where a run is: a state of the run's state machine
+// (StateChanged) and, once it ended, how it ended (Result.Status).
 type RunState string
 
 // The run states. A run goes Idle → Thinking (model call) → Acting (tools)
 // → Observing (results appended) → Thinking … and ends in Finished,
-// Interrupted or Failed.
+// Interrupted or Failed, the three a Result's Status can hold.
 const (
 	StateIdle        RunState = "idle"
 	StateThinking    RunState = "thinking"
@@ -186,91 +186,29 @@ type AgentStarted struct {
 // Usage is the agent's own.
 type AgentFinished struct {
 	EventHeader
-	Status    Status  `json:"status"`
-	Error     string  `json:"error,omitempty"`
-	ErrorType string  `json:"error_type,omitempty"`
-	Policy    string  `json:"policy,omitempty"`
-	Result    *Result `json:"result"`
+	Status    RunState `json:"status"`
+	Error     string   `json:"error,omitempty"`
+	ErrorType string   `json:"error_type,omitempty"`
+	Policy    string   `json:"policy,omitempty"`
+	Result    *Result  `json:"result"`
 }
 
-func (*AgentStarted) Type() string    { return "agent.started" }
-func (*AgentFinished) Type() string   { return "agent.finished" }
-func (*RunStarted) Type() string      { return "run.started" }
-func (*RunResumed) Type() string      { return "run.resumed" }
-func (*StateChanged) Type() string    { return "state.changed" }
-func (*ContextPrepared) Type() string { return "context.prepared" }
-func (*ModelStarted) Type() string    { return "model.started" }
-func (*TextDelta) Type() string       { return "text.delta" }
-func (*ReasoningDelta) Type() string  { return "reasoning.delta" }
-func (*ToolCallDelta) Type() string   { return "tool_call.delta" }
-func (*ModelFinished) Type() string   { return "model.finished" }
-func (*ToolStarted) Type() string     { return "tool.started" }
-func (*ToolFinished) Type() string    { return "tool.finished" }
-func (*RunInterrupted) Type() string  { return "run.interrupted" }
-func (*RunFinished) Type() string     { return "run.finished" }
-func (*RunFailed) Type() string       { return "run.failed" }
-
-// MarshalJSON implementations add the "type" discriminator.
-
-func (e *AgentStarted) MarshalJSON() ([]byte, error) {
-	type a AgentStarted
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *AgentFinished) MarshalJSON() ([]byte, error) {
-	type a AgentFinished
-	return tagged(e.Type(), (*a)(e))
-}
-
-func (e *RunStarted) MarshalJSON() ([]byte, error) {
-	type a RunStarted
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *RunResumed) MarshalJSON() ([]byte, error) {
-	type a RunResumed
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *StateChanged) MarshalJSON() ([]byte, error) {
-	type a StateChanged
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ContextPrepared) MarshalJSON() ([]byte, error) {
-	type a ContextPrepared
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ModelStarted) MarshalJSON() ([]byte, error) {
-	type a ModelStarted
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *TextDelta) MarshalJSON() ([]byte, error) { type a TextDelta; return tagged(e.Type(), (*a)(e)) }
-func (e *ReasoningDelta) MarshalJSON() ([]byte, error) {
-	type a ReasoningDelta
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ToolCallDelta) MarshalJSON() ([]byte, error) {
-	type a ToolCallDelta
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ModelFinished) MarshalJSON() ([]byte, error) {
-	type a ModelFinished
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ToolStarted) MarshalJSON() ([]byte, error) {
-	type a ToolStarted
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *ToolFinished) MarshalJSON() ([]byte, error) {
-	type a ToolFinished
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *RunInterrupted) MarshalJSON() ([]byte, error) {
-	type a RunInterrupted
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *RunFinished) MarshalJSON() ([]byte, error) {
-	type a RunFinished
-	return tagged(e.Type(), (*a)(e))
-}
-func (e *RunFailed) MarshalJSON() ([]byte, error) { type a RunFailed; return tagged(e.Type(), (*a)(e)) }
+func (*AgentStarted) eventType() string    { return "agent.started" }
+func (*AgentFinished) eventType() string   { return "agent.finished" }
+func (*RunStarted) eventType() string      { return "run.started" }
+func (*RunResumed) eventType() string      { return "run.resumed" }
+func (*StateChanged) eventType() string    { return "state.changed" }
+func (*ContextPrepared) eventType() string { return "context.prepared" }
+func (*ModelStarted) eventType() string    { return "model.started" }
+func (*TextDelta) eventType() string       { return "text.delta" }
+func (*ReasoningDelta) eventType() string  { return "reasoning.delta" }
+func (*ToolCallDelta) eventType() string   { return "tool_call.delta" }
+func (*ModelFinished) eventType() string   { return "model.finished" }
+func (*ToolStarted) eventType() string     { return "tool.started" }
+func (*ToolFinished) eventType() string    { return "tool.finished" }
+func (*RunInterrupted) eventType() string  { return "run.interrupted" }
+func (*RunFinished) eventType() string     { return "run.finished" }
+func (*RunFailed) eventType() string       { return "run.failed" }
 
 // UnmarshalEvent decodes an event written by json.Marshal (a JSONL line).
 func UnmarshalEvent(data []byte) (Event, error) {
@@ -321,9 +259,6 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	default:
 		return nil, fmt.Errorf("runlet: unknown event type %q", head.Type)
 	}
-	// Decode through a type without the MarshalJSON/UnmarshalJSON methods is
-	// unnecessary: events only define MarshalJSON, and the extra "type" key
-	// is ignored by encoding/json.
 	if err := json.Unmarshal(data, ev); err != nil {
 		return nil, err
 	}

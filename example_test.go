@@ -48,7 +48,7 @@ func ExampleRuntime_Run() {
 	fmt.Println("turns:", res.Turns, "status:", res.Status)
 	// Output:
 	// It is sunny in Shanghai, 24°C.
-	// turns: 2 status: completed
+	// turns: 2 status: finished
 }
 
 func ExampleRuntime_Stream() {
@@ -128,7 +128,7 @@ func ExampleHooks() {
 func ExampleObserver() {
 	count := map[string]int{}
 	counter := runlet.ObserverFunc(func(ctx context.Context, ev runlet.Event) {
-		count[ev.Type()]++
+		count[ev.Header().Type]++
 	})
 	rt := runlet.NewRuntime(runlet.WithObservers(counter))
 	_, _ = rt.Run(context.Background(), &runlet.Agent{Model: exampleModel(), Tools: []runlet.Tool{weather()}}, "Weather?")
@@ -143,7 +143,7 @@ func ExampleNewJSONLObserver() {
 	_, _ = rt.Run(context.Background(), &runlet.Agent{Model: model}, "Hello", runlet.WithRunID("run_1"))
 	for line := range strings.Lines(sb.String()) {
 		ev, _ := runlet.UnmarshalEvent([]byte(line))
-		fmt.Println(ev.Type())
+		fmt.Println(ev.Header().Type)
 	}
 	// Output:
 	// run.started
@@ -178,6 +178,6 @@ func ExampleRuntime_Resume() {
 	fmt.Println(errors.Is(err, runlet.ErrNotFound))
 	// Output:
 	// interrupted delete_file {"path":"/tmp/old.log"}
-	// completed Deleted /tmp/old.log. <nil>
+	// finished Deleted /tmp/old.log. <nil>
 	// true
 }

@@ -102,7 +102,7 @@ func (r *run) start(parent context.Context) {
 	ctx, cancel := context.WithCancel(context.WithValue(parent, runInfoKey{}, r.info))
 	defer cancel()
 	r.ctx, r.cancel = ctx, cancel
-	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StatusFailed}
+	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StateFailed}
 	r.state = StateIdle
 	if p := r.parent; p != nil {
 		// A nested agent shares its caller's events, budget and policies,
@@ -279,7 +279,7 @@ func (r *run) finish(resp *ModelResponse) {
 	if !r.commit() {
 		return
 	}
-	res := r.snapshot(StatusCompleted)
+	res := r.snapshot(StateFinished)
 	res.Output = resp.Message.Text()
 	res.Reasoning = resp.Message.Reasoning()
 	r.result = res
@@ -288,7 +288,7 @@ func (r *run) finish(resp *ModelResponse) {
 }
 
 // snapshot returns the Result as of now.
-func (r *run) snapshot(status Status) *Result {
+func (r *run) snapshot(status RunState) *Result {
 	res := &Result{
 		RunID:     r.cfg.runID,
 		SessionID: r.cfg.sessionID,
@@ -317,7 +317,7 @@ func (r *run) fail(err error, policy string) {
 	}
 	r.err = err
 	if r.info != nil {
-		r.result = r.snapshot(StatusFailed)
+		r.result = r.snapshot(StateFailed)
 		if r.state != StateIdle || r.seq > 0 {
 			r.transition(StateFailed)
 		}

@@ -44,7 +44,7 @@ func collect(t *testing.T, seq func(func(runlet.Event, error) bool)) ([]runlet.E
 func types(evs []runlet.Event) []string {
 	var out []string
 	for _, e := range evs {
-		out = append(out, e.Type())
+		out = append(out, e.Header().Type)
 	}
 	return out
 }
@@ -70,7 +70,7 @@ func TestRunToolLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != runlet.StatusCompleted || res.Output != "It is sunny in Shanghai." || res.Turns != 2 {
+	if res.Status != runlet.StateFinished || res.Output != "It is sunny in Shanghai." || res.Turns != 2 {
 		t.Fatalf("result = %+v", res)
 	}
 	if got := len(res.Messages); got != 4 { // user, assistant(call), tool, assistant
@@ -305,7 +305,7 @@ func TestMaxTurns(t *testing.T) {
 		t.Fatalf("policy error = %v", err)
 	}
 	failed := evs[len(evs)-1].(*runlet.RunFailed)
-	if failed.Policy != "max_turns" || failed.ErrorType != "max_turns" || failed.Result.Turns != 3 || failed.Result.Status != runlet.StatusFailed {
+	if failed.Policy != "max_turns" || failed.ErrorType != "max_turns" || failed.Result.Turns != 3 || failed.Result.Status != runlet.StateFailed {
 		t.Fatalf("failed = %+v", failed)
 	}
 	if terminalCount(evs) != 1 {
@@ -341,7 +341,7 @@ func TestUsageLimits(t *testing.T) {
 			if !errors.Is(err, runlet.ErrUsageLimit) || !errors.As(err, &pe) || pe.Policy != tc.policy {
 				t.Fatalf("err = %v", err)
 			}
-			if res == nil || res.Status != runlet.StatusFailed {
+			if res == nil || res.Status != runlet.StateFailed {
 				t.Fatalf("res = %+v", res)
 			}
 		})
@@ -480,7 +480,7 @@ func TestCancelMidModelCall(t *testing.T) {
 	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
 	start := time.Now()
 	res, err := runlet.NewRuntime().Run(ctx, &runlet.Agent{Model: model}, "hi")
-	if !errors.Is(err, context.Canceled) || res == nil || res.Status != runlet.StatusFailed {
+	if !errors.Is(err, context.Canceled) || res == nil || res.Status != runlet.StateFailed {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	if time.Since(start) > 5*time.Second {
@@ -644,7 +644,7 @@ func TestFailedModelCallLeavesSessionUntouched(t *testing.T) {
 	if !errors.As(err, &got) || got.StatusCode != 500 {
 		t.Fatalf("err = %v", err)
 	}
-	if res.Status != runlet.StatusFailed || len(res.Messages) != 3 {
+	if res.Status != runlet.StateFailed || len(res.Messages) != 3 {
 		t.Fatalf("partial result %+v", res)
 	}
 	hist, _ := store.LoadSession(context.Background(), "s")
@@ -730,7 +730,7 @@ func TestBadAgentTools(t *testing.T) {
 		"nil":       {nil},
 	} {
 		res, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Tools: tools}, "hi")
-		if err == nil || res == nil || res.Status != runlet.StatusFailed {
+		if err == nil || res == nil || res.Status != runlet.StateFailed {
 			t.Errorf("%s: res=%+v err=%v", name, res, err)
 		}
 	}
@@ -801,7 +801,7 @@ func TestSessionWithoutStoreFailsFirst(t *testing.T) {
 	if !errors.Is(err, runlet.ErrNoSession) || !strings.Contains(err.Error(), "WithStore(runlet.NewMemoryStore())") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(model.Requests()) != 0 || res == nil || res.Status != runlet.StatusFailed {
+	if len(model.Requests()) != 0 || res == nil || res.Status != runlet.StateFailed {
 		t.Fatalf("%d model calls, result %+v", len(model.Requests()), res)
 	}
 	// Without a session, the same Runtime runs.

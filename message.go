@@ -81,11 +81,11 @@ func (m Message) ToolCalls() []ToolCallPart {
 }
 
 // Part is one piece of a message. The set is sealed: TextPart, ReasoningPart,
-// ToolCallPart, ToolResultPart, ImagePart and FilePart.
+// ToolCallPart, ToolResultPart, ImagePart and FilePart. In JSON, a Message
+// writes each part with a "type" key: "text", "reasoning", "tool_call",
+// "tool_result", "image" or "file".
 type Part interface {
-	// PartType returns the part's JSON discriminator, such as "text".
-	PartType() string
-	isPart()
+	partType() string // seals the set; the JSON "type"
 }
 
 // TextPart is plain text. ItemID and Provider carry provider continuation
@@ -161,45 +161,69 @@ type FilePart struct {
 	Data      []byte `json:"data,omitempty"`
 }
 
-func (TextPart) PartType() string       { return "text" }
-func (ReasoningPart) PartType() string  { return "reasoning" }
-func (ToolCallPart) PartType() string   { return "tool_call" }
-func (ToolResultPart) PartType() string { return "tool_result" }
-func (ImagePart) PartType() string      { return "image" }
-func (FilePart) PartType() string       { return "file" }
+func (TextPart) partType() string       { return "text" }
+func (ReasoningPart) partType() string  { return "reasoning" }
+func (ToolCallPart) partType() string   { return "tool_call" }
+func (ToolResultPart) partType() string { return "tool_result" }
+func (ImagePart) partType() string      { return "image" }
+func (FilePart) partType() string       { return "file" }
 
-func (TextPart) isPart()       {}
-func (ReasoningPart) isPart()  {}
-func (ToolCallPart) isPart()   {}
-func (ToolResultPart) isPart() {}
-func (ImagePart) isPart()      {}
-func (FilePart) isPart()       {}
-
-// MarshalJSON writes the part with its "type" discriminator.
-func (p TextPart) MarshalJSON() ([]byte, error) { type w TextPart; return tagged(p.PartType(), w(p)) }
-
-// MarshalJSON writes the part with its "type" discriminator.
-func (p ReasoningPart) MarshalJSON() ([]byte, error) {
-	type w ReasoningPart
-	return tagged(p.PartType(), w(p))
+// MarshalJSON writes the message with a "type" discriminator in each part.
+func (m Message) MarshalJSON() ([]byte, error) {
+	role, err := json.Marshal(m.Role)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 64*len(m.Parts)+32)
+	b = append(b, `{"role":`...)
+	b = append(b, role...)
+	if m.Parts == nil {
+		return append(b, `,"parts":null}`...), nil
+	}
+	b = append(b, `,"parts":[`...)
+	for i, p := range m.Parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		pb, err := marshalPart(p)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, pb...)
+	}
+	return append(b, "]}"...), nil
 }
 
-// MarshalJSON writes the part with its "type" discriminator. Arguments that
-// are not valid JSON (a call cut off by the token limit, say) are kept
-// verbatim in "arguments_text", so the part still round-trips.
+// marshalPart writes p with its "type" discriminator.
+func marshalPart(p Part) ([]byte, error) {
+	switch p := p.(type) {
+	case nil:
+		return []byte("null"), nil
+	case json.Marshaler: // ToolCallPart and ToolResultPart write it themselves
+		return p.MarshalJSON()
+	default:
+		return tagged(p.partType(), p)
+	}
+}
+
+// MarshalJSON writes the call with its "type" discriminator, as in a
+// Message, since a call also stands alone in events, results and
+// checkpoints. Arguments that are not valid JSON (a call cut off by the
+// token limit, say) are kept verbatim in "arguments_text", so the call
+// still round-trips.
 func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	type w ToolCallPart
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}
 	if !json.Valid(p.Arguments) {
-		return tagged(p.PartType(), struct {
+		return tagged(p.partType(), struct {
 			w
 			Arguments     json.RawMessage `json:"arguments,omitempty"`
 			ArgumentsText string          `json:"arguments_text"`
 		}{w: w(p), ArgumentsText: string(p.Arguments)})
 	}
-	return tagged(p.PartType(), w(p))
+	return tagged(p.partType(), w(p))
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -219,17 +243,12 @@ func (p *ToolCallPart) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the part with its "type" discriminator.
+// MarshalJSON writes the result with its "type" discriminator, as in a
+// Message, since a result also stands alone in events and checkpoints.
 func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 	type w ToolResultPart
-	return tagged(p.PartType(), w(p))
+	return tagged(p.partType(), w(p))
 }
-
-// MarshalJSON writes the part with its "type" discriminator.
-func (p ImagePart) MarshalJSON() ([]byte, error) { type w ImagePart; return tagged(p.PartType(), w(p)) }
-
-// MarshalJSON writes the part with its "type" discriminator.
-func (p FilePart) MarshalJSON() ([]byte, error) { type w FilePart; return tagged(p.PartType(), w(p)) }
 
 // tagged marshals v (a struct without MarshalJSON) and prepends "type":typ.
 func tagged(typ string, v any) ([]byte, error) {
@@ -247,8 +266,8 @@ func tagged(typ string, v any) ([]byte, error) {
 	return append(out, body[1:]...), nil
 }
 
-// UnmarshalJSON decodes a message, choosing each part's type by its "type"
-// field, as UnmarshalPart does, in one pass over the parts.
+// UnmarshalJSON reads what MarshalJSON writes, choosing each part's type by
+// its "type" field.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Role  Role       `json:"role"`
@@ -257,8 +276,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	m.Role = w.Role
-	m.Parts = make([]Part, len(w.Parts))
+	m.Role, m.Parts = w.Role, nil
+	if w.Parts != nil {
+		m.Parts = make([]Part, len(w.Parts))
+	}
 	for i := range w.Parts {
 		p, err := w.Parts[i].part()
 		if err != nil {
@@ -267,15 +288,6 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		m.Parts[i] = p
 	}
 	return nil
-}
-
-// UnmarshalPart decodes one JSON part written by a Part's MarshalJSON.
-func UnmarshalPart(data []byte) (Part, error) {
-	var w wirePart
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, err
-	}
-	return w.part()
 }
 
 // wirePart holds the JSON fields of every part type; field names shared by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -128,14 +129,17 @@ func TestEventsJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line %d: %v: %s", i, err, line)
 		}
-		if ev.Type() != evs[i].Type() || ev.Header().Seq != evs[i].Header().Seq {
-			t.Fatalf("line %d decoded as %s/%d", i, ev.Type(), ev.Header().Seq)
+		if ev.Header().Type != evs[i].Header().Type || ev.Header().Seq != evs[i].Header().Seq {
+			t.Fatalf("line %d decoded as %s/%d", i, ev.Header().Type, ev.Header().Seq)
+		}
+		if !strings.HasPrefix(line, `{"type":"`+ev.Header().Type+`","run_id":"`) {
+			t.Fatalf("line %d does not start with its type and run ID: %s", i, line)
 		}
 		again, _ := json.Marshal(ev)
 		if string(again) != line {
 			t.Fatalf("line %d does not round-trip:\n%s\n%s", i, line, again)
 		}
-		seen[ev.Type()] = true
+		seen[ev.Header().Type] = true
 	}
 	for _, typ := range []string{"run.started", "state.changed", "context.prepared", "model.started", "text.delta", "tool_call.delta", "model.finished", "tool.started", "tool.finished", "run.finished"} {
 		if !seen[typ] {
@@ -223,5 +227,38 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	}
 	if _, err := runlet.NewToolE("", "", func(context.Context, in) (string, error) { return "", nil }); err == nil {
 		t.Fatal("empty name accepted")
+	}
+}
+
+// TestCheckpointJSONStable pins the JSON of a checkpoint (messages with
+// every part type, a call with cut-off arguments, results and pending
+// calls): testdata/checkpoint.json was written by the release before the
+// parts lost their own MarshalJSON methods, and stores hold such JSON.
+func TestCheckpointJSONStable(t *testing.T) {
+	msgs := []runlet.Message{
+		{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.TextPart{Text: "a<b>&", ItemID: "i"}, runlet.ImagePart{URL: "u", Data: []byte{1, 2}}, runlet.FilePart{Name: "f", Data: []byte("x")}}},
+		{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ReasoningPart{Text: "r", Signature: "s", Details: `[{"a":1}]`}, runlet.ToolCallPart{ID: "c", Name: "n", Arguments: json.RawMessage(`{"x": 1}`)}, runlet.ToolCallPart{ID: "d", Name: "n", Arguments: json.RawMessage(`{"x": `)}, runlet.ToolCallPart{ID: "e"}}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: "c", Content: "ok", IsError: true}}},
+		{Role: runlet.RoleUser},
+		{Role: runlet.RoleUser, Parts: []runlet.Part{}},
+	}
+	cp := &runlet.Checkpoint{RunID: "r", Messages: msgs, History: msgs[:1], Results: []runlet.ToolResultPart{{CallID: "c", Content: "x"}}, Pending: []runlet.ToolCallPart{{ID: "d", Arguments: json.RawMessage("{")}}, CreatedAt: time.Unix(0, 0).UTC()}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/checkpoint.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(want) {
+		t.Fatalf("checkpoint JSON changed:\n got %s\nwant %s", b, want)
+	}
+	var back runlet.Checkpoint
+	if err := json.Unmarshal(want, &back); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := json.Marshal(&back); string(b2) != string(want) {
+		t.Fatalf("checkpoint JSON does not round-trip:\n got %s\nwant %s", b2, want)
 	}
 }

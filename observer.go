@@ -109,5 +109,5 @@ func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 			attrs = append(attrs, slog.String("policy", e.Policy))
 		}
 	}
-	o.l.LogAttrs(ctx, level, ev.Type(), attrs...)
+	o.l.LogAttrs(ctx, level, ev.eventType(), attrs...)
 }

@@ -114,7 +114,7 @@ func WithLimits(l UsageLimits) SharedOption {
 }
 
 // WithMaxTurns bounds model calls per run: on a Runtime for every run
-// (DefaultMaxTurns if unset), on a run for that run. Agent.MaxTurns wins over
+// (20 if unset), on a run for that run. Agent.MaxTurns wins over
 // the Runtime's, a run's over both.
 func WithMaxTurns(n int) SharedOption {
 	return sharedOption(func(s *scope) { s.maxTurns = n })
@@ -134,7 +134,7 @@ func WithToolTimeout(d time.Duration) ToolLimitOption {
 // WithMaxToolOutput sets the size in bytes above which a tool's output, an
 // error message or a panic value included, is truncated with a marker, for
 // a Runtime, a run or one tool, the most specific winning
-// (DefaultMaxToolOutput if unset; negative: never).
+// (64 KiB if unset; negative: never).
 func WithMaxToolOutput(n int) ToolLimitOption {
 	return toolLimitOption{
 		scope: func(s *scope) { s.maxToolOutput = n },
@@ -153,7 +153,7 @@ func WithStore(s Store) RuntimeOption {
 }
 
 // WithToolConcurrency bounds how many tool calls of one turn run at once
-// (DefaultToolConcurrency if unset; 1 runs them one by one).
+// (8 if unset; 1 runs them one by one).
 func WithToolConcurrency(n int) RuntimeOption {
 	return runtimeOption(func(rt *Runtime) { rt.toolConcurrency = n })
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// DefaultOutputRetries is how many times a run asks the model again for an
+// defaultOutputRetries is how many times a run asks the model again for an
 // answer that failed the output schema, unless WithOutputRetries says
 // otherwise.
-const DefaultOutputRetries = 2
+const defaultOutputRetries = 2
 
 // OutputMode is how a run obtains an answer matching its output schema.
 type OutputMode string
@@ -28,18 +28,19 @@ const (
 	// travels in ModelRequest.OutputSchema (OpenAI response_format / text.format
 	// json_schema, Anthropic output_config.format) and the answer is text.
 	OutputNative OutputMode = "native"
-	// OutputTool offers an extra tool, OutputToolName, whose input schema is
+	// OutputTool offers an extra tool, "final_answer", whose input schema is
 	// the output schema, and makes the model call a tool (that one, when the
-	// agent has no other tools). The call's arguments are the answer.
+	// agent has no other tools). The call's arguments are the answer. An
+	// agent may not have a tool of that name.
 	OutputTool OutputMode = "tool"
 	// OutputPrompted appends the schema to the instructions and reads the
 	// answer from the text: the last resort for servers without either.
 	OutputPrompted OutputMode = "prompted"
 )
 
-// OutputToolName is the name of the tool that carries the answer in
-// OutputTool mode. An agent may not have a tool of that name.
-const OutputToolName = "final_answer"
+// outputToolName is the name of the tool that carries the answer in
+// OutputTool mode.
+const outputToolName = "final_answer"
 
 // OutputModer is an optional interface of a Model: it says which mode suits
 // it for schema s (OutputAuto for "no preference"). The OpenAI and Anthropic
@@ -114,7 +115,7 @@ func WithOutputMode(m OutputMode) RunOption {
 
 // WithOutputRetries sets how many times an answer that is not valid JSON,
 // breaks the schema or does not decode is sent back to the model with the
-// errors (DefaultOutputRetries if unset; negative: never). These calls count
+// errors (2 if unset; negative: never). These calls count
 // in usage, limits and events like any other.
 func WithOutputRetries(n int) RunOption {
 	return runOption(func(c *runConfig) { c.output.retries, c.output.retriesSet = n, true })
@@ -175,7 +176,7 @@ func RunAs[T any](ctx context.Context, rt *Runtime, agent *Agent, input string, 
 	out := new(TypedResult[T])
 	opts, err := typedOptions(agent, &out.Value, opts)
 	if err != nil {
-		out.Result = &Result{Status: StatusFailed}
+		out.Result = &Result{Status: StateFailed}
 		return out, err
 	}
 	out.Result, err = rt.Run(ctx, agent, input, opts...)
@@ -187,7 +188,7 @@ func ResumeAs[T any](ctx context.Context, rt *Runtime, agent *Agent, runID strin
 	out := new(TypedResult[T])
 	opts, err := typedOptions(agent, &out.Value, nil)
 	if err != nil {
-		out.Result = &Result{RunID: runID, Status: StatusFailed}
+		out.Result = &Result{RunID: runID, Status: StateFailed}
 		return out, err
 	}
 	r := rt.resumeRun(agent, runID, decisions, nil)

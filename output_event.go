@@ -28,15 +28,5 @@ type OutputChecked struct {
 	Retrying bool       `json:"retrying,omitempty"`
 }
 
-func (*OutputPartial) Type() string { return "output.partial" }
-func (*OutputChecked) Type() string { return "output.checked" }
-
-func (e *OutputPartial) MarshalJSON() ([]byte, error) {
-	type a OutputPartial
-	return tagged(e.Type(), (*a)(e))
-}
-
-func (e *OutputChecked) MarshalJSON() ([]byte, error) {
-	type a OutputChecked
-	return tagged(e.Type(), (*a)(e))
-}
+func (*OutputPartial) eventType() string { return "output.partial" }
+func (*OutputChecked) eventType() string { return "output.checked" }

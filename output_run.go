@@ -63,7 +63,7 @@ func (r *run) setupOutput() error {
 	if err != nil {
 		return fmt.Errorf("runlet: output schema %q: %w", s.Name, err)
 	}
-	o := &outputState{mode: mode, schema: s, sent: s.Schema, resolved: resolved, retries: DefaultOutputRetries, decode: c.decode}
+	o := &outputState{mode: mode, schema: s, sent: s.Schema, resolved: resolved, retries: defaultOutputRetries, decode: c.decode}
 	if c.retriesSet {
 		o.retries = max(c.retries, 0)
 	}
@@ -73,14 +73,14 @@ func (r *run) setupOutput() error {
 	}
 	switch mode {
 	case OutputTool:
-		if _, dup := r.tools[OutputToolName]; dup {
-			return fmt.Errorf("runlet: agent %q: a tool is named %q, which output tool mode needs", r.agent.Name, OutputToolName)
+		if _, dup := r.tools[outputToolName]; dup {
+			return fmt.Errorf("runlet: agent %q: a tool is named %q, which output tool mode needs", r.agent.Name, outputToolName)
 		}
 		desc := "Give the final answer. Call this tool once, when you have the answer."
 		if s.Description != "" {
 			desc += " The answer: " + s.Description
 		}
-		o.tool = ToolSpec{Name: OutputToolName, Description: desc, InputSchema: o.sent}
+		o.tool = ToolSpec{Name: outputToolName, Description: desc, InputSchema: o.sent}
 	case OutputPrompted:
 		raw, err := json.Marshal(o.sent)
 		if err != nil {
@@ -154,7 +154,7 @@ func (o *outputState) shapeRequest(req *ModelRequest) {
 		req.OutputSchema = nil
 		req.Tools = append(slices.Clip(req.Tools), o.tool)
 		if len(req.Tools) == 1 {
-			req.ToolChoice = ToolChoice{Mode: ToolChoiceTool, Name: OutputToolName}
+			req.ToolChoice = ToolChoice{Mode: ToolChoiceTool, Name: outputToolName}
 		} else {
 			req.ToolChoice = ToolChoice{Mode: ToolChoiceRequired}
 		}
@@ -181,7 +181,7 @@ func (r *run) checkOutput(resp *ModelResponse, calls []ToolCallPart) ([]ToolCall
 	var outCall *ToolCallPart
 	if o.mode == OutputTool {
 		for i := range calls {
-			if calls[i].Name == OutputToolName {
+			if calls[i].Name == outputToolName {
 				outCall = &calls[i]
 				break
 			}
@@ -291,9 +291,9 @@ func repairMessage(mode OutputMode, calls []ToolCallPart, outCall *ToolCallPart,
 	}
 	switch {
 	case outCall != nil:
-		b.WriteString("Call " + OutputToolName + " again with arguments that match its schema.")
+		b.WriteString("Call " + outputToolName + " again with arguments that match its schema.")
 	case mode == OutputTool:
-		b.WriteString("Give the final answer by calling the " + OutputToolName + " tool.")
+		b.WriteString("Give the final answer by calling the " + outputToolName + " tool.")
 	default:
 		b.WriteString("Answer again with only the JSON value that matches the schema.")
 	}
@@ -303,7 +303,7 @@ func repairMessage(mode OutputMode, calls []ToolCallPart, outCall *ToolCallPart,
 	parts := make([]Part, 0, len(calls))
 	for _, c := range calls {
 		res := ToolResultPart{CallID: c.ID, Name: c.Name, IsError: true,
-			Content: "Error: not run: " + OutputToolName + " was called in the same turn; call tools and " + OutputToolName + " in separate turns."}
+			Content: "Error: not run: " + outputToolName + " was called in the same turn; call tools and " + outputToolName + " in separate turns."}
 		if c.ID == outCall.ID {
 			res.Content = "Error: " + b.String()
 		}
@@ -386,7 +386,7 @@ func (o *outputState) partial(ev StreamEvent) (json.RawMessage, bool) {
 	switch {
 	case ev.Kind == StreamTextDelta && o.mode != OutputTool:
 	case ev.Kind == StreamToolCallDelta && o.mode == OutputTool:
-		if ev.Name == OutputToolName && o.callIndex < 0 {
+		if ev.Name == outputToolName && o.callIndex < 0 {
 			o.callIndex = ev.Index
 		}
 		if ev.Index != o.callIndex {

@@ -31,7 +31,7 @@ func StreamAs[T any](ctx context.Context, rt *Runtime, agent *Agent, input strin
 	opts, err := typedOptions(agent, &s.out.Value, opts)
 	if err != nil {
 		s.err, s.done = err, true
-		s.out.Result = &Result{Status: StatusFailed}
+		s.out.Result = &Result{Status: StateFailed}
 		return s
 	}
 	s.events = rt.Stream(ctx, agent, input, opts...)
@@ -89,7 +89,7 @@ func (s *ObjectStream[T]) Result() (*TypedResult[T], error) {
 	for range s.Events() {
 	}
 	if s.out.Result == nil {
-		s.out.Result = &Result{Status: StatusFailed}
+		s.out.Result = &Result{Status: StateFailed}
 	}
 	return s.out, s.err
 }

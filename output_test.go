@@ -60,7 +60,7 @@ func TestRunAsNative(t *testing.T) {
 	if !equalInvoice(res.Value, want) {
 		t.Fatalf("value = %+v", res.Value)
 	}
-	if res.Output != validInvoice || res.Status != runlet.StatusCompleted {
+	if res.Output != validInvoice || res.Status != runlet.StateFinished {
 		t.Fatalf("output %q status %s", res.Output, res.Status)
 	}
 	req := m.Requests()[0]
@@ -126,7 +126,7 @@ func TestRunAsRetriesExhausted(t *testing.T) {
 	if oe.Raw != `{"total":"many"}` || oe.Attempts != 2 || len(oe.Errors) == 0 || oe.Mode != runlet.OutputNative {
 		t.Fatalf("output error = %+v", oe)
 	}
-	if res.Status != runlet.StatusFailed || res.Usage.Requests != 2 {
+	if res.Status != runlet.StateFailed || res.Usage.Requests != 2 {
 		t.Fatalf("result = %+v", res.Result)
 	}
 }
@@ -158,7 +158,7 @@ func TestRunAsRefusal(t *testing.T) {
 }
 
 func TestRunAsToolMode(t *testing.T) {
-	m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", runlet.OutputToolName, validInvoice)))
+	m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "final_answer", validInvoice)))
 	agent := &runlet.Agent{Name: "x", Model: m}
 	res, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "x", runlet.WithOutputMode(runlet.OutputTool))
 	if err != nil {
@@ -168,8 +168,8 @@ func TestRunAsToolMode(t *testing.T) {
 		t.Fatalf("value %+v output %q", res.Value, res.Output)
 	}
 	req := m.Requests()[0]
-	if req.OutputSchema != nil || len(req.Tools) != 1 || req.Tools[0].Name != runlet.OutputToolName ||
-		req.ToolChoice != (runlet.ToolChoice{Mode: runlet.ToolChoiceTool, Name: runlet.OutputToolName}) {
+	if req.OutputSchema != nil || len(req.Tools) != 1 || req.Tools[0].Name != "final_answer" ||
+		req.ToolChoice != (runlet.ToolChoice{Mode: runlet.ToolChoiceTool, Name: "final_answer"}) {
 		t.Fatalf("request: schema %v tools %v choice %v", req.OutputSchema, req.Tools, req.ToolChoice)
 	}
 	// The stored answer is the JSON text, not a dangling tool call.
@@ -185,12 +185,12 @@ func TestRunAsToolsThenTypedAnswer(t *testing.T) {
 			final := runlettest.TextReply(validInvoice)
 			if mode == runlet.OutputTool {
 				final = runlettest.ToolCallReply(
-					runlettest.Call("c2", runlet.OutputToolName, `{"number":"A-17"}`), // invalid: no total
+					runlettest.Call("c2", "final_answer", `{"number":"A-17"}`), // invalid: no total
 				)
 			}
 			m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "weather", `{"city":"Paris"}`)), final)
 			if mode == runlet.OutputTool {
-				m.Push(runlettest.ToolCallReply(runlettest.Call("c3", runlet.OutputToolName, validInvoice)))
+				m.Push(runlettest.ToolCallReply(runlettest.Call("c3", "final_answer", validInvoice)))
 			}
 			agent := &runlet.Agent{Name: "x", Model: m, Tools: []runlet.Tool{weatherTool()}}
 			agent.OutputSchema = &runlet.OutputSchema{Name: "inv", Schema: runlet.OutputFor[invoice]().Schema, Mode: mode}
@@ -310,7 +310,7 @@ func TestRunValidatesAgentOutputSchema(t *testing.T) {
 func TestRunAsSessionStoresJSON(t *testing.T) {
 	store := runlet.NewMemoryStore()
 	rt := runlet.NewRuntime(runlet.WithStore(store))
-	m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", runlet.OutputToolName, validInvoice)), runlettest.TextReply("ok"))
+	m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "final_answer", validInvoice)), runlettest.TextReply("ok"))
 	agent := &runlet.Agent{Name: "x", Model: m}
 	if _, err := runlet.RunAs[invoice](context.Background(), rt, agent, "x", runlet.WithSession("s"), runlet.WithOutputMode(runlet.OutputTool)); err != nil {
 		t.Fatal(err)
@@ -333,7 +333,7 @@ func TestStreamAsPartials(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			reply := runlettest.TextReply(validInvoice)
 			if mode == runlet.OutputTool {
-				reply = runlettest.ToolCallReply(runlettest.Call("c1", runlet.OutputToolName, validInvoice))
+				reply = runlettest.ToolCallReply(runlettest.Call("c1", "final_answer", validInvoice))
 			}
 			m := runlettest.NewModel(reply)
 			m.ChunkSize = 3
@@ -388,7 +388,7 @@ func TestFallbackOutputMode(t *testing.T) {
 }
 
 func TestOutputModeFromModel(t *testing.T) {
-	inner := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", runlet.OutputToolName, validInvoice)))
+	inner := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "final_answer", validInvoice)))
 	res, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), &runlet.Agent{Name: "x", Model: modeModel{inner, runlet.OutputTool}}, "x")
 	if err != nil || res.Value.Number != "A-17" {
 		t.Fatalf("value %+v err %v", res.Value, err)
@@ -396,10 +396,10 @@ func TestOutputModeFromModel(t *testing.T) {
 }
 
 func TestOutputToolNameClash(t *testing.T) {
-	clash := runlet.NewTool(runlet.OutputToolName, "", func(context.Context, struct{}) (string, error) { return "", nil })
+	clash := runlet.NewTool("final_answer", "", func(context.Context, struct{}) (string, error) { return "", nil })
 	agent := &runlet.Agent{Name: "x", Model: runlettest.NewModel(), Tools: []runlet.Tool{clash}}
 	_, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "x", runlet.WithOutputMode(runlet.OutputTool))
-	if err == nil || !strings.Contains(err.Error(), runlet.OutputToolName) {
+	if err == nil || !strings.Contains(err.Error(), "final_answer") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "x", runlet.WithOutputMode("json"))
@@ -417,8 +417,8 @@ func (m modeModel) OutputMode(*runlet.OutputSchema) runlet.OutputMode { return m
 
 func TestOutputEventsRoundTrip(t *testing.T) {
 	for _, ev := range []runlet.Event{
-		&runlet.OutputPartial{Mode: runlet.OutputTool, Attempt: 1, JSON: json.RawMessage(`{"a":"b"}`)},
-		&runlet.OutputChecked{Mode: runlet.OutputNative, Attempt: 2, Errors: []string{"x"}, Retrying: true},
+		&runlet.OutputPartial{EventHeader: runlet.EventHeader{Type: "output.partial"}, Mode: runlet.OutputTool, Attempt: 1, JSON: json.RawMessage(`{"a":"b"}`)},
+		&runlet.OutputChecked{EventHeader: runlet.EventHeader{Type: "output.checked"}, Mode: runlet.OutputNative, Attempt: 2, Errors: []string{"x"}, Retrying: true},
 	} {
 		b, err := json.Marshal(ev)
 		if err != nil {
@@ -429,7 +429,7 @@ func TestOutputEventsRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		b2, _ := json.Marshal(back)
-		if string(b) != string(b2) || back.Type() != ev.Type() {
+		if string(b) != string(b2) || back.Header().Type != ev.Header().Type {
 			t.Fatalf("%s != %s", b, b2)
 		}
 	}
@@ -439,23 +439,23 @@ func TestResumeAs(t *testing.T) {
 	pay := runlet.NewTool("pay", "pays", func(context.Context, struct{}) (string, error) { return "paid", nil }, runlet.WithApproval())
 	m := runlettest.NewModel(
 		runlettest.ToolCallReply(runlettest.Call("c1", "pay", `{}`)),
-		runlettest.ToolCallReply(runlettest.Call("c2", runlet.OutputToolName, validInvoice)),
+		runlettest.ToolCallReply(runlettest.Call("c2", "final_answer", validInvoice)),
 	)
 	agent := &runlet.Agent{Name: "x", Model: modeModel{m, runlet.OutputTool}, Tools: []runlet.Tool{pay}}
 	rt := runlet.NewRuntime()
 	res, err := runlet.RunAs[invoice](context.Background(), rt, agent, "x")
-	if err != nil || res.Status != runlet.StatusInterrupted {
+	if err != nil || res.Status != runlet.StateInterrupted {
 		t.Fatalf("status %s err %v", res.Status, err)
 	}
 	out, err := runlet.ResumeAs[invoice](context.Background(), rt, agent, res.RunID, runlet.Approve("c1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Value.Number != "A-17" || out.Status != runlet.StatusCompleted {
+	if out.Value.Number != "A-17" || out.Status != runlet.StateFinished {
 		t.Fatalf("resumed: %+v", out)
 	}
 	// The resumed run still offered the output tool.
-	if reqs := m.Requests(); len(reqs[1].Tools) != 2 || reqs[1].Tools[1].Name != runlet.OutputToolName {
+	if reqs := m.Requests(); len(reqs[1].Tools) != 2 || reqs[1].Tools[1].Name != "final_answer" {
 		t.Fatalf("resumed request tools %v", reqs[1].Tools)
 	}
 }

@@ -53,7 +53,7 @@ func TestInterruptAndResumeInAnotherRuntime(t *testing.T) {
 	if !ok {
 		t.Fatalf("last event %T", evs[len(evs)-1])
 	}
-	if len(intr.Pending) != 2 || intr.Pending[0].ID != "d1" || intr.Result.Status != runlet.StatusInterrupted {
+	if len(intr.Pending) != 2 || intr.Pending[0].ID != "d1" || intr.Result.Status != runlet.StateInterrupted {
 		t.Fatalf("interrupted = %+v", intr)
 	}
 	if len(deleted) != 0 {
@@ -69,7 +69,7 @@ func TestInterruptAndResumeInAnotherRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != runlet.StatusCompleted || res.Output != "Done." || res.RunID != runID {
+	if res.Status != runlet.StateFinished || res.Output != "Done." || res.RunID != runID {
 		t.Fatalf("resumed result %+v", res)
 	}
 	if strings.Join(deleted, ",") != "/tmp/a.bak" {
@@ -109,7 +109,7 @@ func TestResumeSameResultAsUninterrupted(t *testing.T) {
 	var d2 []string
 	agent := approvalAgent(runlettest.NewModel(script()...), &d2, &mu)
 	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(context.Background(), agent, "clean up", runlet.WithRunID("r1"))
-	if err != nil || res.Status != runlet.StatusInterrupted {
+	if err != nil || res.Status != runlet.StateInterrupted {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	got, err := runlet.NewRuntime(runlet.WithStore(store)).Resume(context.Background(), agent, "r1", runlet.Approve("d1"), runlet.Approve("d2"))
@@ -195,7 +195,7 @@ func TestHookRequestsApproval(t *testing.T) {
 	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{weatherTool()}}
 	rt := runlet.NewRuntime(runlet.WithStore(store), runlet.WithHooks(h))
 	res, err := rt.Run(context.Background(), agent, "go")
-	if err != nil || res.Status != runlet.StatusInterrupted || res.Pending[0].ID != "p" {
+	if err != nil || res.Status != runlet.StateInterrupted || res.Pending[0].ID != "p" {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	evs, err := collect(t, rt.ResumeStream(context.Background(), agent, res.RunID, runlet.Approve("p")))
@@ -227,7 +227,7 @@ func TestResumeAfterCommittedTurnsInSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(ctx, agent, "go", runlet.WithSession("s"))
-	if err != nil || res.Status != runlet.StatusInterrupted {
+	if err != nil || res.Status != runlet.StateInterrupted {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	if hist, _ := store.LoadSession(ctx, "s"); len(hist) != 5 { // 2 earlier + input, call, result
@@ -274,7 +274,7 @@ func TestResumeKeepsSettingsLimitsAndCounts(t *testing.T) {
 		runlet.WithLimits(runlet.UsageLimits{Requests: 2}),
 		runlet.WithSettings(runlet.Settings{Temperature: &temp, MaxOutputTokens: 77}),
 		runlet.WithOptions(map[string]any{"seed": 7}))
-	if err != nil || res.Status != runlet.StatusInterrupted {
+	if err != nil || res.Status != runlet.StateInterrupted {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
 	// The resuming runtime has no limits of its own: the run's still hold.
@@ -311,7 +311,7 @@ func TestResumeCountsToolCallsAndMaxTurns(t *testing.T) {
 			)
 			ctx := context.Background()
 			res, err := runlet.NewRuntime(runlet.WithStore(store), tc.opt).Run(ctx, agent, "go")
-			if err != nil || res.Status != runlet.StatusInterrupted {
+			if err != nil || res.Status != runlet.StateInterrupted {
 				t.Fatalf("res=%+v err=%v", res, err)
 			}
 			_, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(ctx, agent, res.RunID, runlet.Approve("d"))

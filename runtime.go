@@ -9,11 +9,12 @@ import (
 	"log/slog"
 )
 
-// Defaults used when the Runtime has no option for them.
+// Defaults used when the Runtime has no option for them; the options'
+// docs give their values.
 const (
-	DefaultMaxTurns        = 20
-	DefaultToolConcurrency = 8
-	DefaultMaxToolOutput   = 64 << 10 // bytes
+	defaultMaxTurns        = 20
+	defaultToolConcurrency = 8
+	defaultMaxToolOutput   = 64 << 10 // bytes
 )
 
 // Runtime runs agents. It holds what is shared by runs: observers, hooks,
@@ -55,13 +56,13 @@ func NewRuntime(opts ...RuntimeOption) *Runtime {
 		}
 	}
 	if rt.maxTurns <= 0 {
-		rt.maxTurns = DefaultMaxTurns
+		rt.maxTurns = defaultMaxTurns
 	}
 	if rt.toolConcurrency <= 0 {
-		rt.toolConcurrency = DefaultToolConcurrency
+		rt.toolConcurrency = defaultToolConcurrency
 	}
 	if rt.maxToolOutput == 0 {
-		rt.maxToolOutput = DefaultMaxToolOutput
+		rt.maxToolOutput = defaultMaxToolOutput
 	}
 	if rt.logger == nil {
 		rt.logger = slog.Default()
@@ -73,7 +74,7 @@ func NewRuntime(opts ...RuntimeOption) *Runtime {
 // failure. It is Stream drained, without text deltas: it calls the model's
 // Generate rather than Stream. On failure it returns the error and a non-nil
 // partial Result; an interrupted run returns a Result with
-// StatusInterrupted and a nil error.
+// StateInterrupted and a nil error.
 func (rt *Runtime) Run(ctx context.Context, agent *Agent, input string, opts ...RunOption) (*Result, error) {
 	r := rt.newRun(agent, input, opts, nil)
 	r.start(ctx)

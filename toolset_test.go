@@ -88,7 +88,7 @@ func TestToolsetErrorsFailTheRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			agent.Model = runlettest.NewModel(runlettest.TextReply("never"))
 			res, err := runlet.NewRuntime().Run(context.Background(), agent, "go")
-			if err == nil || res == nil || res.Status != runlet.StatusFailed {
+			if err == nil || res == nil || res.Status != runlet.StateFailed {
 				t.Fatalf("res %+v, err %v: want a failed run", res, err)
 			}
 			if name == "error" && !errors.Is(err, boom) {

@@ -29,7 +29,8 @@ type File struct {
 	Instructions string `yaml:"instructions"`
 	// Model says which model answers, through which provider.
 	Model Model `yaml:"model"`
-	// MaxTurns bounds model calls per run (runlet.DefaultMaxTurns if 0).
+	// MaxTurns bounds model calls per run; 0 leaves the Runtime's (20 unless
+	// set).
 	MaxTurns int `yaml:"max_turns"`
 	// Limits bound each run's usage: input_tokens, output_tokens,
 	// total_tokens, requests, tool_calls.

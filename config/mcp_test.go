@@ -91,7 +91,7 @@ mcp_servers:
 	if got := strings.Join(names, " "); got != "weather_get_weather guarded_get_forecast guarded_get_weather" && got != "weather_get_weather guarded_get_weather guarded_get_forecast" {
 		t.Errorf("tools = %s", got)
 	}
-	if res.Status != runlet.StatusInterrupted || len(res.Pending) != 1 || res.Pending[0].Name != "guarded_get_forecast" {
+	if res.Status != runlet.StateInterrupted || len(res.Pending) != 1 || res.Pending[0].Name != "guarded_get_forecast" {
 		t.Errorf("status %s, pending %+v: want the guarded call waiting for approval", res.Status, res.Pending)
 	}
 	if r := res.Messages[2].Parts[0].(runlet.ToolResultPart); r.Content != "get_weather: sunny in Oslo" {

@@ -298,7 +298,7 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 		}
 		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
 	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta:
-		o.delta(ev.Header())
+		o.delta(*ev.Header())
 	case *runlet.ModelStarted:
 		o.modelStarted(e)
 	case *runlet.ModelFinished:

@@ -184,7 +184,7 @@ func TestSpanTreeAndMetrics(t *testing.T) {
 				"gen_ai.agent.name":         "assistant",
 				"gen_ai.provider.name":      "fake",
 				"gen_ai.conversation.id":    "s-1",
-				"runlet.run.status":         "completed",
+				"runlet.run.status":         "finished",
 				"runlet.run.turns":          "2",
 				"gen_ai.usage.input_tokens": "20",
 			})
@@ -398,7 +398,7 @@ func TestInterruptAndResume(t *testing.T) {
 	)
 	agent.Tools = append(agent.Tools, del)
 	res, err := rt.Run(context.Background(), agent, "clean up")
-	if err != nil || res.Status != runlet.StatusInterrupted {
+	if err != nil || res.Status != runlet.StateInterrupted {
 		t.Fatalf("run: %v %v", res.Status, err)
 	}
 	h.assertNoState(t)
@@ -414,7 +414,7 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 	h.assertNoState(t)
 	resumed := h.span(t, "invoke_agent assistant")
-	wantAttrs(t, resumed, map[string]string{"runlet.run.resumed": "true", "runlet.run.status": "completed", "runlet.run.id": res.RunID})
+	wantAttrs(t, resumed, map[string]string{"runlet.run.resumed": "true", "runlet.run.status": "finished", "runlet.run.id": res.RunID})
 	if tool := h.span(t, "execute_tool delete_file"); tool.Parent.SpanID() != resumed.SpanContext.SpanID() {
 		t.Error("resumed tool span is not a child of the resumed run span")
 	}
@@ -630,7 +630,7 @@ func TestEvents(t *testing.T) {
 		&runlet.TextDelta{EventHeader: hdr(5, 300), Delta: "x"},
 		&runlet.ModelFinished{EventHeader: hdr(6, 1002), Response: resp},
 		&runlet.ToolFinished{EventHeader: hdr(7, 1003), Call: runlet.ToolCallPart{ID: "unknown"}}, // ignored
-		&runlet.RunFinished{EventHeader: hdr(8, 1004), Result: &runlet.Result{Status: runlet.StatusCompleted}},
+		&runlet.RunFinished{EventHeader: hdr(8, 1004), Result: &runlet.Result{Status: runlet.StateFinished}},
 		&runlet.TextDelta{EventHeader: hdr(9, 1005)}, // after the end: ignored
 	} {
 		h.obs.Observe(ctx, ev)

@@ -104,7 +104,7 @@ func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeade
 				attrs = append(attrs, keyUnpriced.Int(res.Cost.Unpriced))
 			}
 		}
-		if o.cfg.content && res.Status == runlet.StatusCompleted {
+		if o.cfg.content && res.Status == runlet.StateFinished {
 			attrs = append(attrs, keyOutputMessages.String(outputJSON(runlet.AssistantText(res.Output), "stop")))
 		}
 	}

@@ -26,7 +26,7 @@ func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error
 	for _, i := range pending {
 		r.pending = append(r.pending, calls[i])
 	}
-	res := r.snapshot(runlet.StatusInterrupted)
+	res := r.snapshot(runlet.StateInterrupted)
 	res.Pending = r.pending
 	r.transition(runlet.StateInterrupted)
 	r.emit(&runlet.RunInterrupted{Pending: r.pending, Result: res})

@@ -23,6 +23,13 @@ const (
 	ProgressQuery         = "runlet.progress"
 )
 
+// Runlet's defaults, which the workflow keeps (see runlet.WithMaxTurns and
+// runlet.WithMaxToolOutput).
+const (
+	defaultMaxTurns      = 20
+	defaultMaxToolOutput = 64 << 10
+)
+
 // Config is what a worker knows: the agents it runs, by name, and what the
 // runs it executes share. Everything in it stays on the worker; the workflow
 // input names an agent and carries data only.
@@ -58,7 +65,7 @@ type Config struct {
 	// own (zero: the activity's StartToClose timeout only).
 	ToolTimeout time.Duration
 	// MaxToolOutput caps a tool result in bytes (zero:
-	// runlet.DefaultMaxToolOutput; negative: no cap).
+	// 64 KiB, as in Runlet; negative: no cap).
 	MaxToolOutput int
 }
 
@@ -136,7 +143,7 @@ func New(cfg Config) (*Durable, error) {
 		d.agents[a.Name] = a
 	}
 	if d.cfg.MaxToolOutput == 0 {
-		d.cfg.MaxToolOutput = runlet.DefaultMaxToolOutput
+		d.cfg.MaxToolOutput = defaultMaxToolOutput
 	}
 	return d, nil
 }

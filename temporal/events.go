@@ -26,43 +26,33 @@ func (d *Durable) observe(ctx context.Context, ev runlet.Event) {
 // Its Seq is 0: activity events come from other processes than the
 // workflow's, so only the workflow's own events are numbered.
 func restamp(ev runlet.Event, turn int) {
-	if h := header(ev); h != nil {
-		h.Turn, h.Seq = turn, 0
-	}
+	h := ev.Header()
+	h.Turn, h.Seq = turn, 0
 }
 
-// header returns a pointer to ev's header, for the event types the
-// workflow and its activities emit.
+// header returns ev's header with its type name set, for the events the
+// workflow and its activities make themselves; the names are Runlet's
+// stable JSON "type" names (events_test.go checks them against
+// runlet.UnmarshalEvent).
 func header(ev runlet.Event) *runlet.EventHeader {
-	switch e := ev.(type) {
+	h := ev.Header()
+	switch ev.(type) {
 	case *runlet.RunStarted:
-		return &e.EventHeader
+		h.Type = "run.started"
 	case *runlet.RunResumed:
-		return &e.EventHeader
+		h.Type = "run.resumed"
 	case *runlet.StateChanged:
-		return &e.EventHeader
-	case *runlet.ContextPrepared:
-		return &e.EventHeader
-	case *runlet.ModelStarted:
-		return &e.EventHeader
-	case *runlet.TextDelta:
-		return &e.EventHeader
-	case *runlet.ReasoningDelta:
-		return &e.EventHeader
-	case *runlet.ToolCallDelta:
-		return &e.EventHeader
-	case *runlet.ModelFinished:
-		return &e.EventHeader
+		h.Type = "state.changed"
 	case *runlet.ToolStarted:
-		return &e.EventHeader
+		h.Type = "tool.started"
 	case *runlet.ToolFinished:
-		return &e.EventHeader
+		h.Type = "tool.finished"
 	case *runlet.RunInterrupted:
-		return &e.EventHeader
+		h.Type = "run.interrupted"
 	case *runlet.RunFinished:
-		return &e.EventHeader
+		h.Type = "run.finished"
 	case *runlet.RunFailed:
-		return &e.EventHeader
+		h.Type = "run.failed"
 	}
-	return nil
+	return h
 }

@@ -30,7 +30,7 @@ type RunInput struct {
 	Settings runlet.Settings `json:"settings,omitzero"`
 	Options  map[string]any  `json:"options,omitempty"`
 	// MaxTurns bounds model calls (default: the agent's, else
-	// runlet.DefaultMaxTurns); Limits bound usage.
+	// 20, as in Runlet); Limits bound usage.
 	MaxTurns int                `json:"max_turns,omitempty"`
 	Limits   runlet.UsageLimits `json:"limits,omitzero"`
 	// ApprovalTimeout bounds the wait for decisions on calls that need

@@ -60,7 +60,7 @@ func (d *Durable) runWorkflow(ctx workflow.Context, in RunInput) (*runlet.Result
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("runlet/temporal: no agent %q is registered on this worker", in.Agent), ErrTypeUnknownAgent, nil)
 	}
-	r.maxTurns = cmp.Or(in.MaxTurns, agent.MaxTurns, runlet.DefaultMaxTurns)
+	r.maxTurns = cmp.Or(in.MaxTurns, agent.MaxTurns, defaultMaxTurns)
 	return r.run()
 }
 
@@ -224,7 +224,7 @@ func (r *wfRun) storeCtx() workflow.Context {
 	return workflow.WithActivityOptions(r.ctx, ActivityOptions{StartToClose: time.Minute}.workflowOptions(0))
 }
 
-func (r *wfRun) snapshot(status runlet.Status) *runlet.Result {
+func (r *wfRun) snapshot(status runlet.RunState) *runlet.Result {
 	return &runlet.Result{
 		RunID:          r.runID,
 		SessionID:      r.in.SessionID,
@@ -240,7 +240,7 @@ func (r *wfRun) finish(m runlet.Message) (*runlet.Result, error) {
 	if err := r.commit(); err != nil {
 		return r.fail(err, "")
 	}
-	res := r.snapshot(runlet.StatusCompleted)
+	res := r.snapshot(runlet.StateFinished)
 	res.Output, res.Reasoning = m.Text(), m.Reasoning()
 	r.transition(runlet.StateFinished)
 	r.emit(&runlet.RunFinished{Result: res})
@@ -259,7 +259,7 @@ func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
 	case errors.As(err, &app) && app.Type() == ErrTypePolicy:
 		_ = app.Details(&policy)
 	}
-	res := r.snapshot(runlet.StatusFailed)
+	res := r.snapshot(runlet.StateFailed)
 	errType := policy
 	if errType == "" {
 		errType = "error"

@@ -40,7 +40,7 @@ func TestRunToolLoopParallelCallsInModelOrder(t *testing.T) {
 	if err := e.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != runlet.StatusCompleted || res.Output != "done" || res.Turns != 2 || res.RunID != "run-1" {
+	if res.Status != runlet.StateFinished || res.Output != "done" || res.Turns != 2 || res.RunID != "run-1" {
 		t.Fatalf("result = %+v", res)
 	}
 	if res.Usage.Requests != 2 || res.Usage.TotalTokens != 30 {
@@ -128,7 +128,7 @@ func TestMaxTurns(t *testing.T) {
 	if app.Type() != ErrTypePolicy || fd.Policy != "max_turns" || !app.NonRetryable() {
 		t.Fatalf("error %v type %s policy %q", app, app.Type(), fd.Policy)
 	}
-	if fd.Result == nil || fd.Result.Turns != 3 || fd.Result.Status != runlet.StatusFailed || c.get("Rome") != 3 {
+	if fd.Result == nil || fd.Result.Turns != 3 || fd.Result.Status != runlet.StateFailed || c.get("Rome") != 3 {
 		t.Fatalf("partial result %+v, executions %d", fd.Result, c.get("Rome"))
 	}
 	// Calls without IDs got one unique in the run.

@@ -63,7 +63,7 @@ func TestJSONMode(t *testing.T) {
 		if ev.Header().Seq != int64(i+1) {
 			t.Errorf("line %d has seq %d", i+1, ev.Header().Seq)
 		}
-		types = append(types, ev.Type())
+		types = append(types, ev.Header().Type)
 		switch e := ev.(type) {
 		case *runlet.RunFinished:
 			terminal++

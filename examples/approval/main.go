@@ -88,7 +88,7 @@ func run(ctx context.Context, live bool, modelName, dbPath string, in io.Reader,
 	if err != nil {
 		return err
 	}
-	if res.Status != runlet.StatusInterrupted {
+	if res.Status != runlet.StateInterrupted {
 		fmt.Fprintln(out, res.Output)
 		return nil
 	}

@@ -77,7 +77,7 @@ func TestOutputE2E(t *testing.T) {
 			if native {
 				return runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicText(text)}}
 			}
-			return runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("", runlet.OutputToolName, text)}}
+			return runlettest.AnthropicResponse{Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("", "final_answer", text)}}
 		}
 		for _, streamed := range []bool{false, true} {
 			name := model
@@ -178,7 +178,7 @@ func TestOutputFallbackAcrossModes(t *testing.T) {
 	defer chat.Close()
 	chat.EnqueueReplies(runlettest.WireReply{Error: &runlettest.WireError{Status: 503, Type: "server_error", Message: "overloaded"}})
 	claude := runlettest.NewAnthropicServer(runlettest.AnthropicResponse{
-		Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("", runlet.OutputToolName, validInvoice)}})
+		Content: []runlettest.AnthropicBlock{runlettest.AnthropicToolUse("", "final_answer", validInvoice)}})
 	defer claude.Close()
 	ds := openai.DeepSeek.Config("deepseek-chat")
 	ds.BaseURL, ds.APIKey, ds.MaxRetries = chat.BaseURL(), "k", -1

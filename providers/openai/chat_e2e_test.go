@@ -72,7 +72,7 @@ func TestChatE2EStreamedParallelTools(t *testing.T) {
 			result = e.Result
 		}
 	}
-	if result == nil || result.Status != runlet.StatusCompleted {
+	if result == nil || result.Status != runlet.StateFinished {
 		t.Fatalf("result = %+v", result)
 	}
 	if text.String() != "Zürich: sunny. 東京: rainy." || result.Output != text.String() {
@@ -147,7 +147,7 @@ func TestChatE2EFailureAndBreak(t *testing.T) {
 	}
 	res, err := runlet.NewRuntime().Run(context.Background(), agent, "Weather in Oslo?")
 	var pe *runlet.ProviderError
-	if !errors.As(err, &pe) || pe.Type != "server_error" || res == nil || res.Status != runlet.StatusFailed {
+	if !errors.As(err, &pe) || pe.Type != "server_error" || res == nil || res.Status != runlet.StateFailed {
 		t.Fatalf("err = %v, result %+v", err, res)
 	}
 	if strings.Contains(res.Output, "partial") {

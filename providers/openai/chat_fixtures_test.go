@@ -323,7 +323,7 @@ func checkStreamFixture(t *testing.T, fx streamFixture, provider string, events 
 	// Reasoning comes first, then text, then tool calls.
 	order := ""
 	for _, p := range msg.Parts {
-		order += p.PartType()[:1]
+		order += partType(p)[:1]
 	}
 	if !regexpOrder(order) {
 		t.Errorf("part order %q", order)

@@ -66,7 +66,7 @@ func chatUserMessage(out []chatMessage, msg runlet.Message) ([]chatMessage, erro
 			// Tool results belong in tool messages wherever they appear.
 			out = append(out, chatMessage{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
 		case runlet.ReasoningPart, runlet.ToolCallPart:
-			return nil, fmt.Errorf("a user message cannot hold a %s part", p.PartType())
+			return nil, fmt.Errorf("a user message cannot hold a %T", p)
 		}
 	}
 	switch {
@@ -125,7 +125,7 @@ func chatAssistantMessage(out []chatMessage, msg runlet.Message, provider, reaso
 		case runlet.ToolResultPart:
 			return nil, fmt.Errorf("an assistant message cannot hold a tool result")
 		default:
-			return nil, fmt.Errorf("the Chat Completions API takes no %s part in an assistant message", p.PartType())
+			return nil, fmt.Errorf("the Chat Completions API takes no %T in an assistant message", p)
 		}
 	}
 	if text.Len() > 0 || len(cm.ToolCalls) == 0 {
@@ -178,7 +178,7 @@ func chatToolMessages(out []chatMessage, msg runlet.Message) ([]chatMessage, err
 		case runlet.ToolResultPart:
 			out = append(out, chatMessage{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
 		default:
-			return nil, fmt.Errorf("a tool message can only hold tool results, not a %s part", p.PartType())
+			return nil, fmt.Errorf("a tool message can only hold tool results, not a %T", p)
 		}
 	}
 	return out, nil

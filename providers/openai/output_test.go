@@ -183,8 +183,8 @@ func TestOutputE2E(t *testing.T) {
 
 				t.Run("tool mode", func(t *testing.T) {
 					res, bodies, partials, err := run(t, []runlet.Tool{weather}, func(enqueue func(...runlettest.WireReply), _ func(string)) {
-						enqueue(runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: runlet.OutputToolName, Arguments: `{"number":1}`}}},
-							runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: runlet.OutputToolName, Arguments: strictInvoice}}})
+						enqueue(runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: "final_answer", Arguments: `{"number":1}`}}},
+							runlettest.WireReply{ToolCalls: []runlettest.WireToolCall{{Name: "final_answer", Arguments: strictInvoice}}})
 					}, runlet.WithOutputMode(runlet.OutputTool))
 					if err != nil || res.Value.Number != "A-17" || res.Output != strictInvoice {
 						t.Fatalf("res %+v err %v", res, err)

@@ -256,9 +256,21 @@ func respCheckResponse(t *testing.T, got *runlet.ModelResponse, want respWantRes
 func respKinds(parts []runlet.Part) []string {
 	var out []string
 	for _, p := range parts {
-		out = append(out, p.PartType())
+		out = append(out, partType(p))
 	}
 	return out
+}
+
+// partType is the part's JSON "type", as a Message writes it.
+func partType(p runlet.Part) string {
+	b, _ := json.Marshal(runlet.Message{Parts: []runlet.Part{p}})
+	var m struct {
+		Parts []struct {
+			Type string `json:"type"`
+		} `json:"parts"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return m.Parts[0].Type
 }
 
 // Expected values, read from the fixtures.

@@ -55,7 +55,7 @@ func TestResumeInSecondProcess(t *testing.T) {
 	}
 
 	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(ctx, resumeAgent(true), "Delete /tmp/a.", runlet.WithSession("s1"))
-	if err != nil || res.Status != runlet.StatusInterrupted || len(res.Pending) != 1 {
+	if err != nil || res.Status != runlet.StateInterrupted || len(res.Pending) != 1 {
 		t.Fatalf("first process: res=%+v err=%v", res, err)
 	}
 
@@ -69,7 +69,7 @@ func TestResumeInSecondProcess(t *testing.T) {
 	if err := json.Unmarshal(lastLine(out), &got); err != nil {
 		t.Fatalf("second process output: %v\n%s", err, out)
 	}
-	if got.Status != runlet.StatusCompleted || got.Output != want.Output || got.Turns != want.Turns || got.Usage != want.Usage {
+	if got.Status != runlet.StateFinished || got.Output != want.Output || got.Turns != want.Turns || got.Usage != want.Usage {
 		t.Fatalf("resumed %+v\nwant %+v", got, *want)
 	}
 	a, _ := json.Marshal(got.Messages)
