@@ -63,7 +63,7 @@ func TestAgentAsToolSpanTree(t *testing.T) {
 		if chats != 2 {
 			t.Errorf("the researcher's span has %d chat children, want 2", chats)
 		}
-		wantAttrs(t, sub, map[string]string{"gen_ai.agent.name": "researcher", "runlet.run.status": "completed", "runlet.run.turns": "2"})
+		wantAttrs(t, sub, map[string]string{"gen_ai.agent.name": "researcher", "runlet.run.status": "finished", "runlet.run.turns": "2"})
 		if sub.EndTime.After(call.EndTime) || sub.StartTime.Before(call.StartTime) {
 			t.Error("the researcher's span is not within its tool call's")
 		}

@@ -283,7 +283,7 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 		o.startRun(o.callContext(ctx, e.EventHeader), e.EventHeader, "", e.Resumed, e.Input)
 	case *runlet.AgentFinished:
 		errType := ""
-		if e.Status == runlet.StatusFailed {
+		if e.Status == runlet.StateFailed {
 			errType = orDefault(e.ErrorType, orDefault(e.Policy, "error"))
 		}
 		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
