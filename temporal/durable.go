@@ -148,13 +148,25 @@ func New(cfg Config) (*Durable, error) {
 	return d, nil
 }
 
+// WorkflowRegistry is what RegisterWorkflow needs: a worker, or a
+// worker.WorkflowReplayer.
+type WorkflowRegistry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
 // Register registers the workflow (WorkflowName) and its activities on r.
 func (d *Durable) Register(r Registry) {
-	r.RegisterWorkflowWithOptions(d.runWorkflow, workflow.RegisterOptions{Name: WorkflowName})
+	d.RegisterWorkflow(r)
 	r.RegisterActivityWithOptions(d.modelActivity, activity.RegisterOptions{Name: ModelActivityName})
 	r.RegisterActivityWithOptions(d.toolActivity, activity.RegisterOptions{Name: ToolActivityName})
 	r.RegisterActivityWithOptions(d.loadSession, activity.RegisterOptions{Name: LoadSessionActivity})
 	r.RegisterActivityWithOptions(d.appendSession, activity.RegisterOptions{Name: AppendSessionActivity})
+}
+
+// RegisterWorkflow registers the workflow alone, as a
+// worker.WorkflowReplayer needs to replay recorded histories.
+func (d *Durable) RegisterWorkflow(r WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(d.runWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 }
 
 // agent returns the registered agent named name, or a non-retryable error.

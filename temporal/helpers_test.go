@@ -73,6 +73,7 @@ func weatherTool(c *counter, opts ...runlet.ToolOption) runlet.Tool {
 func env(t *testing.T, d *Durable) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger())
 	e := s.NewTestWorkflowEnvironment()
 	d.Register(e)
 	return e

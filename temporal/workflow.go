@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/runlet/runlet"
@@ -260,15 +261,27 @@ func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
 		_ = app.Details(&policy)
 	}
 	res := r.snapshot(runlet.StateFailed)
-	errType := policy
-	if errType == "" {
-		errType = "error"
-		if temporal.IsCanceledError(err) {
-			errType = "canceled"
+	msg, errType := err.Error(), policy
+	if app != nil || errors.As(err, &app) {
+		msg = app.Message()
+	}
+	switch {
+	case errType != "":
+	case temporal.IsCanceledError(err):
+		errType = "canceled"
+	case app != nil && app.Type() == ErrTypeProvider:
+		var status int
+		var code string
+		if app.Details(&status, &code) == nil && status != 0 {
+			errType = strconv.Itoa(status)
+		} else {
+			errType = cmp.Or(code, "error")
 		}
+	default:
+		errType = "error"
 	}
 	r.transition(runlet.StateFailed)
-	r.emit(&runlet.RunFailed{Error: err.Error(), ErrorType: errType, Policy: policy, Result: res})
+	r.emit(&runlet.RunFailed{Error: msg, ErrorType: errType, Policy: policy, Result: res})
 	if temporal.IsCanceledError(err) {
 		return res, err
 	}
@@ -279,7 +292,7 @@ func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
 	case errors.As(err, &app):
 		typ = app.Type()
 	}
-	return nil, temporal.NewNonRetryableApplicationError(err.Error(), typ, nil, failureDetails{Policy: policy, Result: res})
+	return nil, temporal.NewNonRetryableApplicationError(msg, typ, nil, failureDetails{Policy: policy, Result: res})
 }
 
 func (r *wfRun) transition(to runlet.RunState) {
