@@ -8,8 +8,8 @@
 #    of memory while linking), so the binary is kept in a directory keyed on
 #    the dev server's sources, go.sum and the Go version, beside the Go build
 #    cache, and built again only when one of them changes. Never with -race.
-# 2. Runs go vet and go test -race in the temporal module, with
-#    RUNLET_TEMPORAL_DEVSERVER pointing at the binary.
+# 2. Runs go vet, go test -race (RUNLET_TEMPORAL_DEVSERVER pointing at the
+#    binary) and staticcheck in the temporal module.
 #
 # Usage: bash temporal/ci.sh     (from anywhere)
 set -euo pipefail
@@ -31,5 +31,9 @@ export RUNLET_TEMPORAL_DEVSERVER="$bin"
 
 go vet ./...
 go test -race ./...
+staticcheck="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+if go run "$staticcheck" -version >/dev/null 2>&1; then
+  go run "$staticcheck" ./...
+fi
 
 echo "temporal/ci.sh: done in $((SECONDS - start)) s"

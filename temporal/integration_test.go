@@ -139,10 +139,10 @@ func TestApprovalAcrossWorkerRestart(t *testing.T) {
 		t.Fatalf("pending %+v", pending)
 	}
 	a.kill() // the run waits in the server, with no worker at all
+	startChild(t, s, "B", queue, log.path)
 	if err := Decide(ctx, c, "mail-1", runlet.Approve("wrong")); err == nil {
 		t.Fatal("a decision for no pending call was accepted")
 	}
-	startChild(t, s, "B", queue, log.path)
 	if err := Decide(ctx, c, "mail-1", runlet.ApproveWithArguments("m1", json.RawMessage(`{"city":"Final"}`))); err != nil {
 		t.Fatal(err)
 	}

@@ -345,3 +345,39 @@ func TestSessionWithoutStoreFails(t *testing.T) {
 }
 
 var _ = testsuite.TestUpdateCallback{}
+
+func TestAppendSessionIsIdempotent(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	d := mustNew(t, Config{Sessions: store})
+	ctx := context.Background()
+	in := AppendInput{SessionID: "s", After: 0, Messages: []runlet.Message{runlet.UserText("a"), runlet.AssistantText("b")}}
+	if err := d.appendSession(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	// A retry after a lost completion finds its messages in place.
+	if err := d.appendSession(ctx, in); err != nil {
+		t.Fatalf("repeated append: %v", err)
+	}
+	// Other messages at that place are a conflict, never retried.
+	in.Messages = []runlet.Message{runlet.UserText("other")}
+	var app *temporal.ApplicationError
+	if err := d.appendSession(ctx, in); !errors.As(err, &app) || !app.NonRetryable() || !errors.Is(err, runlet.ErrConflict) {
+		t.Fatalf("conflicting append: %v", err)
+	}
+	if hist, _ := store.LoadSession(ctx, "s"); len(hist) != 2 {
+		t.Fatalf("session holds %d messages", len(hist))
+	}
+}
+
+func TestFailedRunEvent(t *testing.T) {
+	model := runlettest.NewModel(runlettest.ErrorReply(&runlet.ProviderError{Provider: "fake", StatusCode: 401, Message: "bad key"}))
+	rec := &recorder{}
+	d := mustNew(t, Config{Agents: []*runlet.Agent{{Name: "a", Model: model}}, Observers: []runlet.Observer{rec}})
+	e := env(t, d)
+	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "hi"})
+	evs := rec.all()
+	f, ok := evs[len(evs)-1].(*runlet.RunFailed)
+	if !ok || f.ErrorType != "401" || f.Error != "fake: HTTP 401 bad key" || f.Result == nil {
+		t.Fatalf("last event %T %+v", evs[len(evs)-1], evs[len(evs)-1])
+	}
+}
