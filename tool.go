@@ -39,6 +39,7 @@ type funcTool struct {
 	spec     ToolSpec
 	policy   ToolPolicy
 	resolved *jsonschema.Resolved
+	quick    *quickSchema // the common case of resolved, checked in place
 	call     func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
@@ -89,7 +90,7 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 	if err != nil {
 		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
 	}
-	t.resolved = r
+	t.resolved, t.quick = r, compileQuick(t.spec.InputSchema)
 	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
 		var in In
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -135,6 +136,9 @@ func (t *funcTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 func (t *funcTool) validate(args json.RawMessage) error {
 	if t.resolved == nil {
 		return nil
+	}
+	if t.quick != nil && json.Valid(args) && t.quick.valid(args) {
+		return nil // certainly valid: no need to decode args into a tree
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
