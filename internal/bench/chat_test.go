@@ -30,7 +30,7 @@ type e2eWeather struct {
 	City string `json:"city"`
 }
 
-func e2eServer(b *testing.B) *runlettest.OpenAIChatServer {
+func e2eServer(b testing.TB) *runlettest.OpenAIChatServer {
 	srv := runlettest.NewOpenAIChatServer()
 	answer := strings.Repeat("sun ", e2eAnswerDeltas)
 	srv.SetResponder(func(r runlettest.WireRequest) runlettest.OpenAIChatReply {

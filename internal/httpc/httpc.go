@@ -167,6 +167,10 @@ func (c *Client) PostOnce(ctx context.Context, url string, body []byte) (*http.R
 	return c.do(ctx, Call{URL: url, Body: body})
 }
 
+// contentTypeJSON is every request's Content-Type value, shared (as
+// Header.Set would allocate it per request); nothing modifies it.
+var contentTypeJSON = []string{"application/json"}
+
 func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 	hc := c.HTTP
 	if hc == nil {
@@ -182,7 +186,7 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 	for k, v := range call.Header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header["Content-Type"] = contentTypeJSON
 	resp, err := hc.Do(req)
 	switch {
 	case err != nil:
