@@ -120,10 +120,11 @@ func chatAllocs(t *testing.T, stream bool) float64 {
 }
 
 // Measured with go test -v -run Allocs ./internal/bench (Go 1.26,
-// linux/amd64): 158 allocations for the whole non-streamed run, of which 6
+// linux/amd64): 172 allocations for the whole non-streamed run, of which 6
 // are the replaying transport's (204 before the tool's schema was compiled
-// into a quick check and the SSE and header buffers were reused).
-const maxGenerateAllocs = 158
+// into a quick check and the SSE and header buffers were reused; 158 then,
+// 172 since agents can run as tools).
+const maxGenerateAllocs = 172
 
 func TestChatGenerateAllocs(t *testing.T) {
 	got := chatAllocs(t, false)
@@ -135,7 +136,7 @@ func TestChatGenerateAllocs(t *testing.T) {
 
 // Measured as above: 2,232 allocations for the streamed run of 1,000 text
 // deltas (about two per delta: the event and its text; 2,274 before).
-const maxStreamAllocs = 2232
+const maxStreamAllocs = 2246
 
 func TestChatStreamAllocs(t *testing.T) {
 	got := chatAllocs(t, true)
@@ -146,11 +147,11 @@ func TestChatStreamAllocs(t *testing.T) {
 }
 
 // The hand-written loop's allocations with the same replayed answers, for
-// the ratio. Measured as above: Runlet 158, hand-written 119 (the goal is
+// the ratio. Measured as above: Runlet 172, hand-written 119 (the goal is
 // no more than the hand-written loop; what is left is the runtime's run
 // state and events, the adapter's request and response types); the bound
 // is the measured difference, so it cannot grow unnoticed.
-const maxGenerateAllocsOverHand = 39
+const maxGenerateAllocsOverHand = 53
 
 func TestChatGenerateAllocsVsHandWritten(t *testing.T) {
 	if raceEnabled {
