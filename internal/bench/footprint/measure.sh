@@ -1,6 +1,7 @@
 #!/bin/sh
-# Footprint of a minimal Runlet agent (./agent: runlet + providers/openai)
-# against a hand-written net/http program of the same job (./hand): stripped
+# Footprint of a minimal Runlet agent (testdata/agent: runlet +
+# providers/openai; in testdata so the dependency guard and ./... skip it)
+# against a hand-written net/http program of the same job (testdata/hand): stripped
 # binary sizes, and start-up time (exec to ready to send, FOOTPRINT_EXIT=1),
 # the median of 101 runs of each, interleaved.
 #
@@ -10,7 +11,7 @@ cd "$(dirname "$0")"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for p in agent hand; do
-	go build -trimpath -ldflags='-s -w' -o "$out/$p" "./$p"
+	go build -trimpath -ldflags='-s -w' -o "$out/$p" "./testdata/$p"
 done
 a=$(wc -c <"$out/agent")
 h=$(wc -c <"$out/hand")

@@ -1,5 +1,5 @@
 // Command agent is the minimal Runlet agent of the footprint comparison
-// (see ../measure.sh): one tool, the Chat Completions adapter, one run
+// (see ../../measure.sh): one tool, the Chat Completions adapter, one run
 // against OPENAI_BASE_URL. With FOOTPRINT_EXIT set it exits once ready to
 // send, which is what the start-up time measures.
 package main

@@ -1,5 +1,5 @@
 // Command hand is the hand-written net/http program of the footprint
-// comparison (see ../measure.sh): the same job as ../agent without a
+// comparison (see ../../measure.sh): the same job as ../agent without a
 // framework (one provider, one tool, no streaming, retries or events).
 package main
 
