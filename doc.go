@@ -31,13 +31,19 @@
 // ToolOptions. A concept has one name whatever the level, and an option
 // meaningful at several levels works at each, the most specific winning
 // (tool over run over Runtime): WithLimits, WithMaxTurns and WithPrices (a
-// SharedOption: Runtime or run; Agent.MaxTurns sits between the two), WithToolTimeout and
-// WithMaxToolOutput (a ToolLimitOption: Runtime, run or tool), and the
-// plural, variadic WithObservers, WithHooks and WithPreparers, whose run
-// values come after the Runtime's. Run only: WithSession, WithHistory,
-// WithInput, WithRunID, WithSettings, WithOptions. Tool only: WithApproval,
-// WithInputSchema. Runtime only: the stores, WithToolConcurrency,
-// WithLogger.
+// SharedOption: Runtime or run; Agent.MaxTurns sits between the two),
+// WithToolTimeout and WithMaxToolOutput (a ToolLimitOption: Runtime, run or
+// tool), and the plural, variadic WithObservers, WithHooks and
+// WithPreparers, whose run values come after the Runtime's. Run only:
+// WithSession, WithHistory, WithInput, WithRunID, WithSettings,
+// WithOptions, and for typed answers WithOutputSchema, WithOutputMode and
+// WithOutputRetries. Tool only: WithApproval, WithInputSchema. Runtime
+// only: the stores, WithToolConcurrency, WithLogger. Agent.AsTool, which
+// makes an agent a tool of another, takes its own AgentToolOptions, named
+// AgentTool*. Values an option leaves unset are documented on the option
+// (20 turns, 8 concurrent tool calls, 64 KiB of tool output, 2 output
+// retries). Where a run is, and how it ended (Result.Status), is one
+// RunState.
 //
 // # The loop
 //

@@ -52,27 +52,15 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 			pending = append(pending, i)
 		case verdictDone:
 			results[i], kinds[i] = res, kind
-			if r.watched {
-				r.emit(&ToolStarted{Call: *c})
-			}
-			if !r.afterTool(*c, &results[i]) {
+			if !r.settled(*c, &results[i], kind) {
 				return nil, nil, false
-			}
-			if r.watched {
-				r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
 			}
 		default:
 			inv, content, kind := r.check(*c)
 			if kind != "" {
 				results[i] = errorResult(*c, content)
-				if r.watched {
-					r.emit(&ToolStarted{Call: *c})
-				}
-				if !r.afterTool(*c, &results[i]) {
+				if !r.settled(*c, &results[i], kind) {
 					return nil, nil, false
-				}
-				if r.watched {
-					r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kind})
 				}
 				continue
 			}
@@ -92,6 +80,22 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		slices.Sort(pending)
 	}
 	return results, pending, true
+}
+
+// settled reports a call whose result is known without running it (a hook
+// answered, or the call failed its checks): ToolStarted, the AfterToolCall
+// hooks, ToolFinished. It reports whether the run goes on.
+func (r *run) settled(c ToolCallPart, res *ToolResultPart, kind ToolErrorKind) bool {
+	if r.watched {
+		r.emit(&ToolStarted{Call: c})
+	}
+	if !r.afterTool(c, res) {
+		return false
+	}
+	if r.watched {
+		r.emit(&ToolFinished{Call: c, Result: *res, ErrorKind: kind})
+	}
+	return true
 }
 
 type verdict int

@@ -146,16 +146,7 @@ func (p *calc) primary(depth int) (float64, error) {
 	c := p.peek()
 	switch {
 	case c == '(':
-		p.i++
-		v, err := p.expr(depth + 1)
-		if err != nil {
-			return 0, err
-		}
-		if p.peek() != ')' {
-			return 0, fmt.Errorf("missing ) at position %d", p.i+1)
-		}
-		p.i++
-		return v, nil
+		return p.parens(depth)
 	case c >= '0' && c <= '9' || c == '.':
 		start := p.i
 		for p.i < len(p.s) && (p.s[p.i] >= '0' && p.s[p.i] <= '9' || p.s[p.i] == '.' || p.s[p.i] == '_') {
@@ -197,18 +188,24 @@ func (p *calc) primary(depth int) (float64, error) {
 		if p.peek() != '(' {
 			return 0, fmt.Errorf("%s needs an argument in parentheses, such as %s(2)", name, name)
 		}
-		p.i++
-		v, err := p.expr(depth + 1)
-		if err != nil {
-			return 0, err
-		}
-		if p.peek() != ')' {
-			return 0, fmt.Errorf("missing ) at position %d", p.i+1)
-		}
-		p.i++
-		return f(v), nil
+		v, err := p.parens(depth)
+		return f(v), err
 	case c == 0:
 		return 0, errors.New("unexpected end of expression")
 	}
 	return 0, fmt.Errorf("unexpected %q at position %d", string(c), p.i+1)
+}
+
+// parens reads a parenthesized expression, the '(' at p.i.
+func (p *calc) parens(depth int) (float64, error) {
+	p.i++
+	v, err := p.expr(depth + 1)
+	if err != nil {
+		return 0, err
+	}
+	if p.peek() != ')' {
+		return 0, fmt.Errorf("missing ) at position %d", p.i+1)
+	}
+	p.i++
+	return v, nil
 }
