@@ -58,17 +58,18 @@ type OutputModer interface {
 // inferred once per type and shared: do not modify it.
 //
 // OutputFor panics if T's schema cannot be inferred (a programming error,
-// such as a channel field); OutputForE returns the error.
+// such as a channel field), as SchemaFor does; RunAs returns that error
+// instead.
 func OutputFor[T any]() *OutputSchema {
-	s, err := OutputForE[T]()
+	s, err := outputFor[T]()
 	if err != nil {
 		panic(err)
 	}
 	return s
 }
 
-// OutputForE is OutputFor returning an error instead of panicking.
-func OutputForE[T any]() (*OutputSchema, error) {
+// outputFor is OutputFor returning an error instead of panicking.
+func outputFor[T any]() (*OutputSchema, error) {
 	t := reflect.TypeFor[T]()
 	v, ok := inferred.Load(t)
 	if !ok {
@@ -206,7 +207,7 @@ func typedOptions[T any](agent *Agent, v *T, opts []RunOption) ([]RunOption, err
 	var s *OutputSchema
 	if agent == nil || agent.OutputSchema == nil {
 		var err error
-		if s, err = OutputForE[T](); err != nil {
+		if s, err = outputFor[T](); err != nil {
 			return nil, err
 		}
 	}

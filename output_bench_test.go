@@ -40,7 +40,7 @@ func benchAnswer() string {
 // validate against the inferred schema, decode into the type. Compare with
 // BenchmarkOutputUnmarshal, json.Unmarshal of the same bytes.
 func BenchmarkOutputCheck(b *testing.B) {
-	s, err := OutputForE[benchInvoice]()
+	s, err := outputFor[benchInvoice]()
 	if err != nil {
 		b.Fatal(err)
 	}
