@@ -66,7 +66,20 @@
 // thing is Config.Stream, which makes the model activity stream and pass
 // text deltas to the worker's observers, from where an application can
 // push them to a user; the runlet.progress query (Progress) returns the
-// turn, usage and pending calls so far.
+// turn, usage and pending calls so far. Events made in activities carry the
+// run ID and turn but Seq 0, since they come from other processes; the
+// workflow's own events are numbered 1, 2, 3, ...
+//
+// # Limits
+//
+// Each model activity carries the run's messages so far, so a workflow's
+// history grows with turns × messages: for long conversations, keep each
+// durable run to a few turns and the conversation in a session. A tool
+// that ignores its context holds its activity until the StartToClose
+// timeout. Hooks and preparers in activities see no runlet.RunInfo
+// (GetState and CallModel's accounting are Runtime features), but a
+// preparer's model calls made through runlet.CallModel are counted.
+// Typed outputs (runlet.RunAs) are not run by the workflow.
 //
 // # Sessions
 //

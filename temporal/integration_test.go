@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,7 +50,8 @@ func TestRealServerRun(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: "weather-1", TaskQueue: "real-" + t.Name()},
+	id := uniqueID("weather")
+	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: "real-" + t.Name()},
 		RunInput{Agent: "weather", Input: "Weather in Paris and Rome?", SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
@@ -57,10 +60,10 @@ func TestRealServerRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Output != "Paris and Rome are sunny." || res.RunID != "weather-1" || res.Turns != 2 || len(res.Messages) != 4 {
+	if res.Output != "Paris and Rome are sunny." || res.RunID != id || res.Turns != 2 || len(res.Messages) != 4 {
 		t.Fatalf("result %+v", res)
 	}
-	p, err := GetProgress(ctx, c, "weather-1")
+	p, err := GetProgress(ctx, c, id)
 	if err != nil || p.State != runlet.StateFinished || p.Turn != 2 || p.ToolCalls != 2 || p.Usage.Requests != 2 {
 		t.Fatalf("progress %+v, %v", p, err)
 	}
@@ -76,7 +79,7 @@ func TestRealServerRun(t *testing.T) {
 	if strings.Join(deltas, "") != res.Output || len(deltas) < 2 {
 		t.Fatalf("text deltas %q", deltas)
 	}
-	record(t, c, "weather-1", "run")
+	record(t, c, id, "run")
 }
 
 func TestCrashedWorkerIsReplaced(t *testing.T) {
@@ -88,7 +91,8 @@ func TestCrashedWorkerIsReplaced(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: "trip-1", TaskQueue: queue}, RunInput{Agent: "trip", Input: "plan"})
+	id := uniqueID("trip")
+	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, RunInput{Agent: "trip", Input: "plan"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestCrashedWorkerIsReplaced(t *testing.T) {
 			t.Errorf("%s ran %d times, want %d; log: %v", prefix, got, want, log.lines())
 		}
 	}
-	record(t, c, "trip-1", "crash")
+	record(t, c, id, "crash")
 }
 
 func TestApprovalAcrossWorkerRestart(t *testing.T) {
@@ -126,13 +130,14 @@ func TestApprovalAcrossWorkerRestart(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: "mail-1", TaskQueue: queue}, RunInput{Agent: "mailer", Input: "mail it"})
+	id := uniqueID("mail")
+	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, RunInput{Agent: "mailer", Input: "mail it"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pending []runlet.ToolCallPart
 	waitFor(t, "the pending call", func() bool {
-		pending, err = Pending(ctx, c, "mail-1")
+		pending, err = Pending(ctx, c, id)
 		return err == nil && len(pending) == 1
 	})
 	if pending[0].ID != "m1" || pending[0].Name != "send_mail" {
@@ -140,10 +145,10 @@ func TestApprovalAcrossWorkerRestart(t *testing.T) {
 	}
 	a.kill() // the run waits in the server, with no worker at all
 	startChild(t, s, "B", queue, log.path)
-	if err := Decide(ctx, c, "mail-1", runlet.Approve("wrong")); err == nil {
+	if err := Decide(ctx, c, id, runlet.Approve("wrong")); err == nil {
 		t.Fatal("a decision for no pending call was accepted")
 	}
-	if err := Decide(ctx, c, "mail-1", runlet.ApproveWithArguments("m1", json.RawMessage(`{"city":"Final"}`))); err != nil {
+	if err := Decide(ctx, c, id, runlet.ApproveWithArguments("m1", json.RawMessage(`{"city":"Final"}`))); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Wait(ctx, run)
@@ -154,10 +159,10 @@ func TestApprovalAcrossWorkerRestart(t *testing.T) {
 		t.Fatalf("output %q", res.Output)
 	}
 	lines := log.lines()
-	if log.count("tool:mail:") != 1 || log.count("tool:mail:B:mail-1/") != 1 || log.count("model:1:") != 1 {
+	if log.count("tool:mail:") != 1 || log.count("tool:mail:B:"+id+"/") != 1 || log.count("model:1:") != 1 {
 		t.Fatalf("log %v: want one execution, on B, with an idempotency key from the activity", lines)
 	}
-	record(t, c, "mail-1", "approval")
+	record(t, c, id, "approval")
 }
 
 func TestWaitReturnsPolicyErrorAndPartialResult(t *testing.T) {
@@ -176,7 +181,8 @@ func TestWaitReturnsPolicyErrorAndPartialResult(t *testing.T) {
 	defer w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: "loop-1", TaskQueue: "policy-" + t.Name()}, RunInput{Agent: "loop", Input: "x", MaxTurns: 2})
+	id := uniqueID("loop")
+	run, err := Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: "policy-" + t.Name()}, RunInput{Agent: "loop", Input: "x", MaxTurns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +194,15 @@ func TestWaitReturnsPolicyErrorAndPartialResult(t *testing.T) {
 	if res == nil || res.Turns != 2 || res.Status != runlet.StateFailed || count.get("Rome") != 2 {
 		t.Fatalf("partial result %+v", res)
 	}
-	record(t, c, "loop-1", "max_turns")
+	record(t, c, id, "max_turns")
+}
+
+var ids atomic.Int64
+
+// uniqueID returns a workflow ID not used before by this test process
+// (tests may run several times against one server: -count).
+func uniqueID(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, ids.Add(1))
 }
 
 // record writes the workflow's history to testdata/histories/name.json

@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/runlet/runlet/runlettest"
 	"github.com/runlet/runlet/temporal"
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -108,7 +110,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c, err := client.Dial(client.Options{HostPort: *address, Namespace: *namespace})
+	// The SDK's own logs at INFO and above (its default logs DEBUG too).
+	c, err := client.Dial(client.Options{HostPort: *address, Namespace: *namespace, Logger: tlog.NewStructuredLogger(slog.Default())})
 	if err != nil {
 		log.Fatal(err)
 	}
