@@ -328,7 +328,10 @@ func chatOptBool(key string, v any) (bool, error) {
 	return b, nil
 }
 
-func chatToolChoice(tc runlet.ToolChoice) (any, error) {
+// toolChoice maps a ToolChoice onto the tool_choice value both OpenAI APIs
+// take: a mode string, or named(name) for one tool (which the two APIs
+// shape differently).
+func toolChoice(tc runlet.ToolChoice, named func(name string) any) (any, error) {
 	switch tc.Mode {
 	case "":
 		return nil, nil
@@ -338,7 +341,14 @@ func chatToolChoice(tc runlet.ToolChoice) (any, error) {
 		if tc.Name == "" {
 			return nil, fmt.Errorf("tool choice %q needs a tool name", tc.Mode)
 		}
-		return map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}, nil
+		return named(tc.Name), nil
 	}
 	return nil, fmt.Errorf("unknown tool choice mode %q", tc.Mode)
+}
+
+// chatToolChoice is the Chat Completions tool_choice.
+func chatToolChoice(tc runlet.ToolChoice) (any, error) {
+	return toolChoice(tc, func(name string) any {
+		return map[string]any{"type": "function", "function": map[string]string{"name": name}}
+	})
 }

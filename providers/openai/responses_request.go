@@ -294,19 +294,9 @@ func (m *Responses) invalid(msg string, err error) *runlet.ProviderError {
 	return httpc.RequestError(m.r.name, msg, err)
 }
 
+// respToolChoice is the Responses tool_choice.
 func respToolChoice(tc runlet.ToolChoice) (any, error) {
-	switch tc.Mode {
-	case "":
-		return nil, nil
-	case runlet.ToolChoiceAuto, runlet.ToolChoiceNone, runlet.ToolChoiceRequired:
-		return string(tc.Mode), nil
-	case runlet.ToolChoiceTool:
-		if tc.Name == "" {
-			return nil, fmt.Errorf("mode %q needs a tool name", tc.Mode)
-		}
-		return map[string]string{"type": "function", "name": tc.Name}, nil
-	}
-	return nil, fmt.Errorf("unknown mode %q", tc.Mode)
+	return toolChoice(tc, func(name string) any { return map[string]string{"type": "function", "name": name} })
 }
 
 // respStrings accepts []string or []any of strings (as decoded from JSON or YAML).
