@@ -41,7 +41,7 @@ func TestScale(t *testing.T) {
 		t.Skip("set RUNLET_SCALE=10000 to run")
 	}
 	base := startScaleServer(t)
-	tr := &http.Transport{MaxConnsPerHost: n, MaxIdleConnsPerHost: n, MaxIdleConns: n, DisableCompression: true} // one connection per run: n descriptors
+	tr := &http.Transport{MaxIdleConnsPerHost: n, MaxIdleConns: n, DisableCompression: true}
 	hc := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 
