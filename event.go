@@ -3,6 +3,7 @@ package runlet
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -210,6 +211,26 @@ func (*RunInterrupted) eventType() string  { return "run.interrupted" }
 func (*RunFinished) eventType() string     { return "run.finished" }
 func (*RunFailed) eventType() string       { return "run.failed" }
 
+// events lists one value of every event type; UnmarshalEvent finds a type
+// by its name here, so a new event type is added to this list and nowhere
+// else in the decoding.
+var events = []Event{
+	new(RunStarted), new(RunResumed), new(AgentStarted), new(AgentFinished),
+	new(StateChanged), new(ContextPrepared), new(ModelStarted), new(TextDelta),
+	new(ReasoningDelta), new(ToolCallDelta), new(ModelFinished), new(ToolStarted),
+	new(ToolFinished), new(RunInterrupted), new(RunFinished), new(RunFailed),
+	new(OutputPartial), new(OutputChecked),
+}
+
+// eventTypes maps each event type name to its Go type.
+var eventTypes = func() map[string]reflect.Type {
+	m := make(map[string]reflect.Type, len(events))
+	for _, ev := range events {
+		m[ev.eventType()] = reflect.TypeOf(ev).Elem()
+	}
+	return m
+}()
+
 // UnmarshalEvent decodes an event written by json.Marshal (a JSONL line).
 func UnmarshalEvent(data []byte) (Event, error) {
 	var head struct {
@@ -218,47 +239,11 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, err
 	}
-	var ev Event
-	switch head.Type {
-	case "run.started":
-		ev = new(RunStarted)
-	case "agent.started":
-		ev = new(AgentStarted)
-	case "agent.finished":
-		ev = new(AgentFinished)
-	case "run.resumed":
-		ev = new(RunResumed)
-	case "state.changed":
-		ev = new(StateChanged)
-	case "context.prepared":
-		ev = new(ContextPrepared)
-	case "model.started":
-		ev = new(ModelStarted)
-	case "text.delta":
-		ev = new(TextDelta)
-	case "reasoning.delta":
-		ev = new(ReasoningDelta)
-	case "tool_call.delta":
-		ev = new(ToolCallDelta)
-	case "model.finished":
-		ev = new(ModelFinished)
-	case "tool.started":
-		ev = new(ToolStarted)
-	case "tool.finished":
-		ev = new(ToolFinished)
-	case "run.interrupted":
-		ev = new(RunInterrupted)
-	case "run.finished":
-		ev = new(RunFinished)
-	case "run.failed":
-		ev = new(RunFailed)
-	case "output.partial":
-		ev = new(OutputPartial)
-	case "output.checked":
-		ev = new(OutputChecked)
-	default:
+	t, ok := eventTypes[head.Type]
+	if !ok {
 		return nil, fmt.Errorf("runlet: unknown event type %q", head.Type)
 	}
+	ev := reflect.New(t).Interface().(Event)
 	if err := json.Unmarshal(data, ev); err != nil {
 		return nil, err
 	}
