@@ -30,12 +30,16 @@ type e2eWeather struct {
 	City string `json:"city"`
 }
 
-func e2eServer(b testing.TB) *runlettest.OpenAIChatServer {
+func e2eServer(b testing.TB) *runlettest.OpenAIChatServer { return e2eServerDeltas(b, e2eAnswerDeltas) }
+
+// e2eServerDeltas is e2eServer streaming its 4,000-byte answer in deltas
+// pieces.
+func e2eServerDeltas(b testing.TB, deltas int) *runlettest.OpenAIChatServer {
 	srv := runlettest.NewOpenAIChatServer()
 	answer := strings.Repeat("sun ", e2eAnswerDeltas)
 	srv.SetResponder(func(r runlettest.WireRequest) runlettest.OpenAIChatReply {
 		if bytes.Contains(r.Body, []byte(`"role":"tool"`)) {
-			return runlettest.OpenAIChatReply{Text: answer, Deltas: e2eAnswerDeltas,
+			return runlettest.OpenAIChatReply{Text: answer, Deltas: deltas,
 				Usage: &runlettest.OpenAIChatUsage{PromptTokens: 40, CompletionTokens: 1000}}
 		}
 		return runlettest.OpenAIChatReply{
@@ -71,8 +75,9 @@ func BenchmarkE2ERunletGenerate(b *testing.B) {
 	}
 }
 
-func BenchmarkE2ERunletStream(b *testing.B) {
-	srv := e2eServer(b)
+func BenchmarkE2ERunletStream(b *testing.B) { benchRunletStream(b, e2eServer(b), e2eAnswerDeltas) }
+
+func benchRunletStream(b *testing.B, srv *runlettest.OpenAIChatServer, deltas int) {
 	agent, rt := runletAgent(srv), runlet.NewRuntime()
 	b.ReportAllocs()
 	defer reportCPU(b, cpuTime())
@@ -86,7 +91,7 @@ func BenchmarkE2ERunletStream(b *testing.B) {
 				n++
 			}
 		}
-		if n != e2eAnswerDeltas {
+		if n != deltas {
 			b.Fatalf("%d deltas", n)
 		}
 	}
@@ -104,8 +109,9 @@ func BenchmarkE2EHandWrittenGenerate(b *testing.B) {
 	}
 }
 
-func BenchmarkE2EHandWrittenStream(b *testing.B) {
-	srv := e2eServer(b)
+func BenchmarkE2EHandWrittenStream(b *testing.B) { benchHandStream(b, e2eServer(b)) }
+
+func benchHandStream(b *testing.B, srv *runlettest.OpenAIChatServer) {
 	b.ReportAllocs()
 	defer reportCPU(b, cpuTime())
 	for b.Loop() {
