@@ -76,10 +76,11 @@
 // history grows with turns × messages: for long conversations, keep each
 // durable run to a few turns and the conversation in a session. A tool
 // that ignores its context holds its activity until the StartToClose
-// timeout. Hooks and preparers in activities see no runlet.RunInfo
-// (GetState and CallModel's accounting are Runtime features), but a
-// preparer's model calls made through runlet.CallModel are counted.
-// Typed outputs (runlet.RunAs) are not run by the workflow.
+// timeout. Session key-value state (runlet.GetState, SetState) is not
+// carried between activities: tools and hooks should keep what they need
+// in their own store. A preparer's model calls made through
+// runlet.CallModel are counted in the run's usage. Typed outputs
+// (runlet.RunAs) are not run by the workflow.
 //
 // # Sessions
 //
