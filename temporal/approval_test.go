@@ -163,10 +163,14 @@ func TestCancelWhileWaiting(t *testing.T) {
 }
 
 func TestCancelDuringToolCall(t *testing.T) {
-	started := make(chan struct{})
+	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	slow := runlet.NewTool("slow", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
+		defer close(returned)
 		close(started)
-		<-ctx.Done()
+		select { // the test environment need not cancel a running activity
+		case <-ctx.Done():
+		case <-release:
+		}
 		return "", ctx.Err()
 	})
 	model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "slow", `{}`)))
@@ -178,6 +182,8 @@ func TestCancelDuringToolCall(t *testing.T) {
 		e.CancelWorkflow()
 	}()
 	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "go"})
+	close(release)
+	<-returned
 	if err := e.GetWorkflowError(); err == nil || !strings.Contains(strings.ToLower(err.Error()), "cancel") {
 		t.Fatalf("error %v, want canceled", err)
 	}

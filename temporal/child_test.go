@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.uber.org/goleak"
 )
 
 // A worker in a child process: the test binary run again with childEnv set
@@ -36,6 +37,11 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopServer()
+	// Workers, clients, test environments and tools stopped cleanly.
+	if err := goleak.Find(); code == 0 && err != nil {
+		fmt.Fprintln(os.Stderr, "goroutines left after the tests:", err)
+		code = 1
+	}
 	os.Exit(code)
 }
 

@@ -2,7 +2,10 @@ module github.com/runlet/runlet/temporal
 
 go 1.26.0
 
-require github.com/runlet/runlet v0.0.0
+require (
+	github.com/runlet/runlet v0.0.0
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
