@@ -11,6 +11,9 @@
 # 2. Runs go vet, go test -race (RUNLET_TEMPORAL_DEVSERVER pointing at the
 #    binary) and staticcheck in the temporal module.
 #
+# Measured on a shared 2-core machine: ~19 min with empty module and build
+# caches (the dev server ~15 min of it), ~22 s with the dev server cached.
+#
 # Usage: bash temporal/ci.sh     (from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")"
