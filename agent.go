@@ -25,6 +25,9 @@ type Agent struct {
 	// ToolChoice and OutputSchema go into every request of the agent's runs.
 	ToolChoice   ToolChoice
 	OutputSchema *OutputSchema
+	// Handoffs are the agents this one may hand the conversation to (see
+	// Handoff).
+	Handoffs []Handoff
 	// MaxTurns bounds model calls per run; zero means the runtime's limit.
 	MaxTurns int
 }

@@ -42,6 +42,7 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 	if r.cfg.sessionID == "" {
 		cp.History = r.history
 	}
+	cp.View, cp.ViewAt, cp.Filtered = r.view, r.viewAt, r.filtered
 	isPending := make(map[int]bool, len(pending))
 	for _, i := range pending {
 		isPending[i] = true
@@ -113,6 +114,13 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
 	}
+	// The run goes on with the agent it was at: after handoffs, found by
+	// name among the agents the given one hands off to.
+	if cp.Agent != r.agent.Name {
+		if a := findAgent(r.agent, cp.Agent); a != nil {
+			r.agent, r.info.Agent = a, a.Name
+		}
+	}
 	// The resumed run is the same run: its own settings, options and
 	// limits, and the counts so far (see Checkpoint for older checkpoints).
 	r.cfg.options, r.cfg.settings, r.cfg.limits = cp.Options, cp.Settings, cp.Limits
@@ -147,6 +155,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		r.committed = cp.Committed
 	}
 	r.added = cp.Messages
+	r.view, r.viewAt, r.filtered = cp.View, cp.ViewAt, cp.Filtered
 	r.usage = cp.Usage
 	if r.depth == 0 {
 		l := r.ledger

@@ -194,6 +194,15 @@ type AgentFinished struct {
 	Result    *Result  `json:"result"`
 }
 
+// HandoffOccurred marks a handoff: from this event on, the agent To
+// answers in place of From (see Handoff).
+type HandoffOccurred struct {
+	EventHeader
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func (*HandoffOccurred) eventType() string { return "handoff" }
 func (*AgentStarted) eventType() string    { return "agent.started" }
 func (*AgentFinished) eventType() string   { return "agent.finished" }
 func (*RunStarted) eventType() string      { return "run.started" }
@@ -219,7 +228,7 @@ var events = []Event{
 	new(StateChanged), new(ContextPrepared), new(ModelStarted), new(TextDelta),
 	new(ReasoningDelta), new(ToolCallDelta), new(ModelFinished), new(ToolStarted),
 	new(ToolFinished), new(RunInterrupted), new(RunFinished), new(RunFailed),
-	new(OutputPartial), new(OutputChecked),
+	new(OutputPartial), new(OutputChecked), new(HandoffOccurred),
 }
 
 // eventTypes maps each event type name to its Go type.

@@ -39,6 +39,13 @@ type run struct {
 	// paused nested calls of the current turn, by call ID
 	pausedCalls map[string]*Checkpoint
 
+	// next is the handoff the model chose this turn; after a handoff with
+	// a Filter, view replaces the conversation before added[viewAt:].
+	next     *Handoff
+	view     []Message
+	viewAt   int
+	filtered bool
+
 	input    string
 	cfg      runConfig
 	resuming bool
@@ -176,6 +183,13 @@ func (r *run) setup() error {
 		r.limits = p.limits
 		r.maxTurns = cmp.Or(a.MaxTurns, p.maxTurns)
 	}
+	return r.setupAgent()
+}
+
+// setupAgent derives what comes from the current agent: settings,
+// options, tools, output schema.
+func (r *run) setupAgent() error {
+	a := r.agent
 	r.settings = a.Settings.merge(r.cfg.settings)
 	switch {
 	case len(r.cfg.options) == 0:
@@ -247,6 +261,9 @@ func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
 	r.added = append(r.added, Message{Role: RoleTool, Parts: parts})
 	r.transition(StateObserving)
 	if !r.commit() {
+		return false
+	}
+	if r.next != nil && !r.handOff() {
 		return false
 	}
 	// Agents called as tools spend the same budget: stop as soon as it is
@@ -339,8 +356,7 @@ func (r *run) transition(to RunState) {
 // transcript returns the conversation before the current turn's tool
 // calls: what an agent called as a tool with AgentToolHistory sees.
 func (r *run) transcript() []Message {
-	msgs := make([]Message, 0, len(r.history)+len(r.added))
-	msgs = append(append(msgs, r.history...), r.added...)
+	msgs := r.conversation()
 	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleAssistant {
 		msgs = msgs[:n-1]
 	}

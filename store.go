@@ -66,7 +66,12 @@ type Checkpoint struct {
 	// Messages are what the run added, ending with the assistant message
 	// whose tool calls wait for a decision; the first Committed of them are
 	// already in the session store.
-	Messages  []Message `json:"messages"`
+	Messages []Message `json:"messages"`
+	// After a handoff with a filter, View is what the agent sees in place
+	// of the conversation before Messages[ViewAt:] (see Handoff.Filter).
+	View      []Message `json:"view,omitempty"`
+	ViewAt    int       `json:"view_at,omitempty"`
+	Filtered  bool      `json:"filtered,omitempty"`
 	Committed int       `json:"committed,omitempty"`
 	// Results are the finished results of that turn's calls that needed no
 	// decision; Pending are the calls waiting for one.

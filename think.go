@@ -102,8 +102,7 @@ func (r *run) nameCalls(resp *ModelResponse) {
 
 func (r *run) buildRequest() *ModelRequest {
 	a := r.agent
-	msgs := make([]Message, 0, len(r.history)+len(r.added))
-	msgs = append(append(msgs, r.history...), r.added...)
+	msgs := r.conversation()
 	req := &ModelRequest{
 		Instructions: a.Instructions,
 		Messages:     msgs,

@@ -36,6 +36,9 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		c := &calls[i]
 		if known != nil && known[i].CallID != "" {
 			results[i] = known[i]
+			if ht, ok := r.tools[c.Name].(*handoffTool); ok && !results[i].IsError && r.next == nil {
+				r.next = ht.h // a handoff decided before the interruption
+			}
 			if r.rejected[c.ID] && r.watched {
 				r.emit(&ToolStarted{Call: *c})
 				r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: ToolDenied})
@@ -56,6 +59,19 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 				return nil, nil, false
 			}
 		default:
+			if ht, ok := r.tools[c.Name].(*handoffTool); ok {
+				results[i], kinds[i] = r.handoffResult(*c, ht)
+				if r.watched {
+					r.emit(&ToolStarted{Call: *c})
+				}
+				if !r.afterTool(*c, &results[i]) {
+					return nil, nil, false
+				}
+				if r.watched {
+					r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kinds[i]})
+				}
+				continue
+			}
 			inv, content, kind := r.check(*c)
 			if kind != "" {
 				results[i] = errorResult(*c, content)

@@ -62,6 +62,15 @@ func (r *run) loadTools() error {
 			}
 		}
 	}
+	for i := range a.Handoffs {
+		h := &a.Handoffs[i]
+		if h.Agent == nil {
+			return fmt.Errorf("runlet: agent %q: handoff %d has no agent", a.Name, i)
+		}
+		if err := r.addTool(newHandoffTool(h), fmt.Sprintf("handoff %d", i)); err != nil {
+			return err
+		}
+	}
 	r.toolsLoaded = true
 	return nil
 }

@@ -1,0 +1,101 @@
+package runlet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+func TestHandoffWithFilter(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprint("streaming=", streaming), func(t *testing.T) {
+			bm := runlettest.NewModel(runlettest.TextReply("Refund issued."))
+			billing := &runlet.Agent{Name: "billing", Description: "Refunds and invoices.", Instructions: "You do billing.", Model: bm, Tools: []runlet.Tool{weatherTool()}}
+			triage := &runlet.Agent{Name: "triage", Instructions: "Route.", Model: runlettest.NewModel(
+				runlettest.ToolCallReply(runlettest.Call("h1", "transfer_to_billing", `{}`)),
+			), Handoffs: []runlet.Handoff{{Agent: billing, Filter: func(msgs []runlet.Message) []runlet.Message {
+				return msgs[:1] // the user's request only
+			}}}}
+			store := runlet.NewMemoryStore()
+			res, evs, err := runBoth(t, streaming, runlet.NewRuntime(runlet.WithStore(store)), triage, "refund me", runlet.WithSession("s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Output != "Refund issued." || res.Agent != "billing" {
+				t.Fatalf("%q by %q", res.Output, res.Agent)
+			}
+			req := bm.Requests()[0]
+			if req.Instructions != "You do billing." || len(req.Tools) != 1 || req.Tools[0].Name != "get_weather" {
+				t.Fatalf("billing's request: %q, tools %v", req.Instructions, req.Tools)
+			}
+			if len(req.Messages) != 1 || req.Messages[0].Text() != "refund me" {
+				t.Fatalf("billing saw %d messages", len(req.Messages))
+			}
+			var handoffs int
+			for _, ev := range evs {
+				if h, ok := ev.(*runlet.HandoffOccurred); ok && h.From == "triage" && h.To == "billing" && h.Agent == "triage" {
+					handoffs++
+				}
+			}
+			if handoffs != 1 {
+				t.Fatalf("%d handoff events", handoffs)
+			}
+			hist, _ := store.LoadSession(context.Background(), "s")
+			if len(hist) != 4 {
+				t.Fatalf("the session holds %d messages, want the whole conversation (4)", len(hist))
+			}
+			if res.UsageByAgent["triage"].Requests != 1 || res.UsageByAgent["billing"].Requests != 1 {
+				t.Fatalf("usage by agent %+v", res.UsageByAgent)
+			}
+		})
+	}
+}
+
+func TestHandoffLoopStopsAtMaxTurns(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprint("streaming=", streaming), func(t *testing.T) {
+			ping := &runlet.Agent{Name: "ping"}
+			pong := &runlet.Agent{Name: "pong"}
+			always := func(to string) *runlettest.Model {
+				return &runlettest.Model{Func: func(context.Context, *runlet.ModelRequest) runlettest.Reply {
+					return runlettest.ToolCallReply(runlet.ToolCallPart{Name: "transfer_to_" + to})
+				}}
+			}
+			ping.Model, ping.Handoffs = always("pong"), []runlet.Handoff{{Agent: pong}}
+			pong.Model, pong.Handoffs = always("ping"), []runlet.Handoff{{Agent: ping}}
+			res, _, err := runBoth(t, streaming, runlet.NewRuntime(), ping, "go", runlet.WithMaxTurns(5))
+			var pe *runlet.PolicyError
+			if !errors.Is(err, runlet.ErrMaxTurns) || !errors.As(err, &pe) || pe.Policy != "max_turns" {
+				t.Fatalf("err = %v", err)
+			}
+			if res.Turns != 5 || res.Usage.Requests != 5 {
+				t.Fatalf("turns %d requests %d", res.Turns, res.Usage.Requests)
+			}
+		})
+	}
+}
+
+func TestHandoffResumesWithTheCurrentAgent(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	var deleted []string
+	var mu = &deletedMu{}
+	ops := approvalAgent(runlettest.NewModel(script()...), &deleted, &mu.Mutex)
+	triage := &runlet.Agent{Name: "triage", Model: runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("h1", "transfer_to_ops", `{}`)),
+	), Handoffs: []runlet.Handoff{{Agent: ops}}}
+	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(context.Background(), triage, "clean up")
+	if err != nil || res.Status != runlet.StateInterrupted || res.Agent != "ops" {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	res, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(context.Background(), triage, res.RunID, runlet.Approve("d1"), runlet.Approve("d2"))
+	if err != nil || res.Output != "Done." || res.Agent != "ops" || len(deleted) != 2 {
+		t.Fatalf("res %+v err %v deleted %v", res, err, deleted)
+	}
+}
+
+type deletedMu struct{ sync.Mutex }
