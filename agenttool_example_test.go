@@ -54,3 +54,35 @@ func ExampleAgent_AsTool() {
 	// writer answers "Shanghai: a sunny 24°C today."
 	// model calls by agent: 2 2
 }
+
+// A triage agent hands the conversation to billing, whose model answers
+// with billing's instructions and tools.
+func ExampleHandoff() {
+	billing := &runlet.Agent{
+		Name:        "billing",
+		Description: "Refunds and invoices.",
+		Model:       runlettest.NewModel(runlettest.TextReply("Your refund is on its way.")),
+	}
+	triage := &runlet.Agent{
+		Name: "triage",
+		Model: runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("h1", "transfer_to_billing", `{}`)),
+		),
+		Handoffs: []runlet.Handoff{{Agent: billing}},
+	}
+	for ev, err := range runlet.NewRuntime().Stream(context.Background(), triage, "I want a refund.") {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		switch e := ev.(type) {
+		case *runlet.HandoffOccurred:
+			fmt.Println(e.From, "→", e.To)
+		case *runlet.RunFinished:
+			fmt.Printf("%s: %s\n", e.Result.Agent, e.Result.Output)
+		}
+	}
+	// Output:
+	// triage → billing
+	// billing: Your refund is on its way.
+}

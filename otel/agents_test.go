@@ -69,3 +69,26 @@ func TestAgentAsToolSpanTree(t *testing.T) {
 		}
 	}
 }
+
+func TestHandoffSpanEvent(t *testing.T) {
+	h := newHarness(t)
+	billing := &runlet.Agent{Name: "billing", Model: runlettest.NewModel(runlettest.TextReply("refunded"))}
+	triage := &runlet.Agent{Name: "triage", Model: runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("h1", "transfer_to_billing", `{}`)),
+	), Handoffs: []runlet.Handoff{{Agent: billing}}}
+	if _, err := h.runtime().Run(context.Background(), triage, "refund"); err != nil {
+		t.Fatal(err)
+	}
+	h.assertNoState(t)
+	run := h.span(t, "invoke_agent triage")
+	var found bool
+	for _, ev := range run.Events {
+		if ev.Name == "runlet.handoff" {
+			a := attrs(ev.Attributes)
+			found = a["runlet.handoff.from"] == "triage" && a["runlet.handoff.to"] == "billing"
+		}
+	}
+	if !found {
+		t.Fatalf("no handoff event on the run span: %+v", run.Events)
+	}
+}

@@ -18,6 +18,8 @@
 //     "invoke_agent {agent}" span, from agent.started to agent.finished, a
 //     child of the execute_tool span of the call that ran it, with its own
 //     chat and execute_tool spans under it: one trace for the whole run;
+//   - a "runlet.handoff" span event on the run span at each handoff (see
+//     [runlet.Handoff]), with runlet.handoff.from and runlet.handoff.to;
 //   - the gen_ai.client.token.usage histogram (input and output tokens of
 //     every model call) and the gen_ai.client.operation.duration histogram
 //     (seconds, for invoke_agent, chat and execute_tool operations);
@@ -287,6 +289,8 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 			errType = orDefault(e.ErrorType, orDefault(e.Policy, "error"))
 		}
 		o.endRun(ctx, e.EventHeader, e.Result, errType, e.Policy, e.Error)
+	case *runlet.HandoffOccurred:
+		o.handoff(e)
 	case *runlet.RunFinished:
 		o.endRun(ctx, e.EventHeader, e.Result, "", "", "")
 	case *runlet.RunInterrupted:

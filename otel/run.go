@@ -151,3 +151,14 @@ func (o *Observer) contextPrepared(e *runlet.ContextPrepared) {
 		attribute.Int("runlet.context.messages_after", e.MessagesAfter),
 		attribute.StringSlice("runlet.context.notes", e.Notes)))
 }
+
+func (o *Observer) handoff(e *runlet.HandoffOccurred) {
+	rs := o.lookup(runKey(e.EventHeader))
+	if rs == nil {
+		return
+	}
+	defer rs.mu.Unlock()
+	rs.span.AddEvent("runlet.handoff", trace.WithTimestamp(e.Time), trace.WithAttributes(
+		attribute.String("runlet.handoff.from", e.From),
+		attribute.String("runlet.handoff.to", e.To)))
+}
