@@ -31,17 +31,23 @@ func main() {
 	model := flag.String("model", "gpt-4o-mini", "model name with -live")
 	flag.Parse()
 	question := "I am going to Lisbon next week. What should I pack?"
-	if err := run(context.Background(), *live, *model, question, os.Stdout); err != nil {
+	var cfg *openai.Config
+	if *live {
+		cfg = &openai.Config{Model: *model}
+	}
+	if err := run(context.Background(), cfg, question, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "multiagent:", err)
 		os.Exit(1)
 	}
 }
 
-// agents builds the three agents; offline, each has a scripted model.
-func agents(live bool, modelName string) *runlet.Agent {
+// agents builds the three agents: on OpenAI's Chat Completions API (or a
+// compatible server) configured by cfg, or, with a nil cfg, each with a
+// scripted model.
+func agents(cfg *openai.Config) *runlet.Agent {
 	model := func(replies ...runlettest.Reply) runlet.Model {
-		if live {
-			return openai.NewChatCompletions(openai.Config{Model: modelName})
+		if cfg != nil {
+			return openai.NewChatCompletions(*cfg)
 		}
 		return runlettest.NewModel(replies...)
 	}
@@ -79,11 +85,11 @@ func agents(live bool, modelName string) *runlet.Agent {
 	}
 }
 
-func run(ctx context.Context, live bool, modelName, question string, out io.Writer) error {
-	if !live {
+func run(ctx context.Context, cfg *openai.Config, question string, out io.Writer) error {
+	if cfg == nil {
 		fmt.Fprintln(out, "(scripted models; pass -live to use OpenAI)")
 	}
-	triage := agents(live, modelName)
+	triage := agents(cfg)
 	for ev, err := range runlet.NewRuntime().Stream(ctx, triage, question) {
 		if err != nil {
 			return err
