@@ -2,6 +2,7 @@ package runlet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -99,3 +100,44 @@ func TestHandoffResumesWithTheCurrentAgent(t *testing.T) {
 }
 
 type deletedMu struct{ sync.Mutex }
+
+func TestAgentToolPolicyApproval(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	researcher := researcherAgent()
+	writer := &runlet.Agent{Name: "writer", Model: runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c1", "researcher", `{"input":"Rome"}`)),
+		runlettest.TextReply("ok"),
+	), Tools: []runlet.Tool{researcher.AsTool(runlet.AgentToolPolicy(runlet.ToolPolicy{RequiresApproval: true}))}}
+	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(context.Background(), writer, "go")
+	if err != nil || res.Status != runlet.StateInterrupted || len(res.Pending) != 1 || res.Pending[0].ID != "c1" {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if n := len(researcher.Model.(*runlettest.Model).Requests()); n != 0 {
+		t.Fatalf("the researcher ran before approval (%d calls)", n)
+	}
+	res, err = runlet.NewRuntime(runlet.WithStore(store)).Resume(context.Background(), writer, res.RunID, runlet.Approve("c1"))
+	if err != nil || res.Output != "ok" || res.UsageByAgent["researcher"].Requests != 2 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+func TestMultiAgentEventsRoundTripJSON(t *testing.T) {
+	for _, ev := range []runlet.Event{
+		&runlet.AgentStarted{EventHeader: runlet.EventHeader{Type: "agent.started", Depth: 1, CallPath: "c1"}, Resumed: true},
+		&runlet.AgentFinished{EventHeader: runlet.EventHeader{Type: "agent.finished"}, Status: runlet.StateFailed, Error: "boom", Policy: "max_turns"},
+		&runlet.HandoffOccurred{EventHeader: runlet.EventHeader{Type: "handoff"}, From: "a", To: "b"},
+	} {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := runlet.UnmarshalEvent(b)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		b2, _ := json.Marshal(back)
+		if string(b) != string(b2) {
+			t.Fatalf("round trip changed %s into %s", b, b2)
+		}
+	}
+}
