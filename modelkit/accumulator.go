@@ -27,8 +27,8 @@ type accPart struct {
 	text strings.Builder
 	// reasoning continuation state
 	reasoning runlet.ReasoningPart
-	// tool call
-	id, name string
+	// tool call: ID, name and continuation state (arguments grow in text)
+	call runlet.ToolCallPart
 }
 
 // Add records one delta. runlet.StreamDone events are ignored.
@@ -55,10 +55,10 @@ func (a *Accumulator) Add(ev runlet.StreamEvent) {
 		}
 		p := a.parts[pos]
 		if ev.ID != "" {
-			p.id = ev.ID
+			p.call.ID = ev.ID
 		}
 		if ev.Name != "" {
-			p.name = ev.Name
+			p.call.Name = ev.Name
 		}
 		p.text.WriteString(ev.Delta)
 		a.last = -1
@@ -70,9 +70,10 @@ func (a *Accumulator) Add(ev runlet.StreamEvent) {
 func (a *Accumulator) EndPart() { a.last, a.init = -1, true }
 
 // SetReasoningState attaches continuation state (signature, encrypted
-// payload, item ID, provider) to the current reasoning part, creating an
-// empty one if the last part is not reasoning (redacted thinking has no text).
-// Empty fields leave earlier values unchanged.
+// payload, item ID, provider, structured details) to the current reasoning
+// part, creating an empty one if the last part is not reasoning (redacted
+// thinking has no text). st.Text is ignored (the text comes from deltas);
+// empty fields leave earlier values unchanged.
 func (a *Accumulator) SetReasoningState(st runlet.ReasoningPart) {
 	if !a.init {
 		a.last, a.init = -1, true
@@ -93,6 +94,28 @@ func (a *Accumulator) SetReasoningState(st runlet.ReasoningPart) {
 	}
 	if st.Provider != "" {
 		r.Provider = st.Provider
+	}
+	if st.Details != "" {
+		r.Details = st.Details
+	}
+}
+
+// SetToolCallState attaches continuation state (item ID, provider,
+// signature) to the tool call with the given stream index, creating the
+// call if no delta with that index was added yet. The call's ID, name and
+// arguments come from deltas and are ignored here; empty fields leave
+// earlier values unchanged.
+func (a *Accumulator) SetToolCallState(index int, st runlet.ToolCallPart) {
+	a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: index})
+	c := &a.parts[a.calls[index]].call
+	if st.ItemID != "" {
+		c.ItemID = st.ItemID
+	}
+	if st.Provider != "" {
+		c.Provider = st.Provider
+	}
+	if st.Signature != "" {
+		c.Signature = st.Signature
 	}
 }
 
@@ -117,7 +140,9 @@ func (a *Accumulator) Message() runlet.Message {
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
+			c := p.call
+			c.Arguments = json.RawMessage(args)
+			msg.Parts = append(msg.Parts, c)
 		}
 	}
 	return msg

@@ -124,3 +124,26 @@ func TestAccumulatorInterleavedGrowth(t *testing.T) {
 		}
 	}
 }
+
+// Continuation state survives accumulation: a reasoning part's structured
+// details and a tool call's item ID, provider and signature reach the
+// assembled message, whether set before or after the call's deltas.
+func TestAccumulatorContinuationState(t *testing.T) {
+	var a modelkit.Accumulator
+	a.Add(runlet.StreamEvent{Kind: runlet.StreamReasoningDelta, Delta: "hm"})
+	a.SetReasoningState(runlet.ReasoningPart{Details: `[{"type":"reasoning.text"}]`, Provider: "p", Text: "ignored"})
+	a.SetReasoningState(runlet.ReasoningPart{Signature: "s"}) // keeps Details and Provider
+	a.SetToolCallState(0, runlet.ToolCallPart{Signature: "sig0", Provider: "p", ID: "ignored"})
+	a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: 0, ID: "c0", Name: "f", Delta: `{}`})
+	a.Add(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: 1, ID: "c1", Name: "g", Delta: `{"a":1}`})
+	a.SetToolCallState(1, runlet.ToolCallPart{ItemID: "fc_1"})
+	a.SetToolCallState(1, runlet.ToolCallPart{Provider: "p"}) // keeps ItemID
+	want := []runlet.Part{
+		runlet.ReasoningPart{Text: "hm", Signature: "s", Provider: "p", Details: `[{"type":"reasoning.text"}]`},
+		runlet.ToolCallPart{ID: "c0", Name: "f", Arguments: json.RawMessage(`{}`), Provider: "p", Signature: "sig0"},
+		runlet.ToolCallPart{ID: "c1", Name: "g", Arguments: json.RawMessage(`{"a":1}`), ItemID: "fc_1", Provider: "p"},
+	}
+	if got := a.Message().Parts; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %#v\nwant %#v", got, want)
+	}
+}
