@@ -7,10 +7,10 @@
 //	echo "Summarise: ..." | runlet run --provider ollama --model llama3.2
 //	runlet chat --config agent.yaml --session work
 //
-// With no provider configured (no OPENAI_API_KEY, ANTHROPIC_API_KEY or
-// OPENAI_BASE_URL, no --config, --provider or --base-url), runlet replays a
-// bundled recorded session through the real OpenAI adapter and runtime, says
-// so, and prints how to go live.
+// With no provider configured (no OPENAI_API_KEY, ANTHROPIC_API_KEY,
+// GEMINI_API_KEY or OPENAI_BASE_URL, no --config, --provider or --base-url),
+// runlet replays a bundled recorded session through the real OpenAI adapter
+// and runtime, says so, and prints how to go live.
 //
 // Exit codes: 0 success; 1 the run failed (provider error, ...); 2 usage or
 // configuration error; 3 a limit stopped the run (max turns, usage limit,
@@ -69,8 +69,8 @@ Usage:
   runlet help [command]         help for a command
 
 Without a model configured, runlet replays a recorded session (offline) and
-says so. To go live, set OPENAI_API_KEY, ANTHROPIC_API_KEY or
-OPENAI_BASE_URL (for Ollama: http://localhost:11434/v1), or pass --config.
+says so. To go live, set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY
+or OPENAI_BASE_URL (for Ollama: http://localhost:11434/v1), or pass --config.
 
 Examples:
   runlet run "What is the capital of the UK?"

@@ -211,7 +211,7 @@ func (a *app) failure(err error, sig os.Signal) int {
 	if errors.As(err, &perr) {
 		switch {
 		case perr.StatusCode == 401 || perr.StatusCode == 403:
-			msg += "\n        check the API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ... or api_key in the config)"
+			msg += "\n        check the API key (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ... or api_key in the config)"
 		case perr.StatusCode == 404:
 			msg += "\n        check the model name (--model) and the base URL"
 		case perr.StatusCode == 0 && strings.Contains(err.Error(), "connection refused"):

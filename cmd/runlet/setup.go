@@ -313,6 +313,7 @@ func capitalTool() runlet.Tool {
 const goLive = `To talk to a live model instead, set one of:
   export OPENAI_API_KEY=sk-...           OpenAI (model gpt-4o-mini; --model to change)
   export ANTHROPIC_API_KEY=sk-ant-...    Anthropic (claude-sonnet-4-5)
+  export GEMINI_API_KEY=...              Gemini (gemini-2.5-flash)
   export OPENAI_BASE_URL=http://localhost:11434/v1 RUNLET_MODEL=llama3.2
                                          Ollama, or any OpenAI-compatible server
 or pass --config FILE (see examples/config/agent.yaml). runlet help run lists the flags.
