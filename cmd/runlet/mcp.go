@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,9 +44,11 @@ over Streamable HTTP with --http. Logs go to standard error.
 
 Flags:
   --http ADDR            serve Streamable HTTP on ADDR (such as
-                         127.0.0.1:8080) at /mcp instead of stdio; there is
-                         no authentication: keep it on loopback, or behind a
-                         proxy that checks callers
+                         127.0.0.1:8080) at /mcp instead of stdio. With
+                         RUNLET_MCP_TOKEN set, every request must carry
+                         "Authorization: Bearer $RUNLET_MCP_TOKEN"; without
+                         it, ADDR must be a loopback address (anyone who
+                         reaches the port spends your model's API key)
   --name NAME            the tool's name (default: the agent's name)
   --description TEXT     what the tool does, for the client's model
   --session-store FILE   keep conversations by session_id in this SQLite file
@@ -155,7 +158,7 @@ func (a *app) cmdMCP(args []string) int {
 		return exitFailed
 	}
 	if httpAddr != "" {
-		return a.serveHTTP(ctx, server, httpAddr)
+		return a.serveHTTP(ctx, server, httpAddr, a.getenv("RUNLET_MCP_TOKEN"))
 	}
 	t := &sdkmcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}}
 	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
@@ -165,15 +168,25 @@ func (a *app) cmdMCP(args []string) int {
 	return exitOK
 }
 
-// serveHTTP serves Streamable HTTP at /mcp until ctx ends.
-func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr string) int {
+// serveHTTP serves Streamable HTTP at /mcp until ctx ends. A non-empty
+// token is required of every request as a bearer token; without one, only
+// a loopback address is served.
+func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token string) int {
+	if token == "" && !loopback(addr) {
+		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s is not a loopback address, and the agent would answer (on your API key) anyone who reaches it: set RUNLET_MCP_TOKEN to require \"Authorization: Bearer <token>\", or serve on 127.0.0.1\n", addr)
+		return exitUsage
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s: %v\n", addr, err)
 		return exitUsage
 	}
+	var h http.Handler = mcp.HTTPHandler(server)
+	if token != "" {
+		h = requireBearer(token, h)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.HTTPHandler(server))
+	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(a.stderr, "runlet: serving MCP at http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -195,6 +208,34 @@ func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr string)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// loopback reports whether addr (host:port) listens on loopback only: a
+// loopback IP or "localhost". An empty host listens on every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// requireBearer answers 401 to a request without "Authorization: Bearer
+// token", comparing in constant time.
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="runlet"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 type nopCloser struct{ io.Writer }

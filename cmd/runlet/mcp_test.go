@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -73,9 +76,13 @@ func TestRunWithMCPServer(t *testing.T) {
 	}
 }
 
-// "runlet mcp serve --http" on loopback, stopped by SIGTERM.
-func TestMCPServeHTTP(t *testing.T) {
-	cmd := serveCmd(t, "--http", "127.0.0.1:0")
+// startServeHTTP starts "runlet mcp serve --http" with args and extra
+// environment, and returns the command, the URL it serves and a function
+// returning everything it wrote to stderr so far.
+func startServeHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, func() string) {
+	t.Helper()
+	cmd := serveCmd(t, args...)
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -83,31 +90,35 @@ func TestMCPServeHTTP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	var url string
+	t.Cleanup(func() { cmd.Process.Kill() })
+	var (
+		mu  sync.Mutex
+		log strings.Builder
+		url string
+	)
 	sc := bufio.NewScanner(stderr)
 	for url == "" && sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
 		if _, u, ok := strings.Cut(sc.Text(), "serving MCP at "); ok {
 			url = u
 		}
 	}
 	if url == "" {
-		t.Fatal("no address on stderr")
+		t.Fatalf("no address on stderr:\n%s", log.String())
 	}
 	go func() {
 		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 		}
 	}()
-	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test", Version: "v0"}, nil).
-		Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "runlet", Arguments: map[string]any{"prompt": "hi"}})
-	if err != nil || res.IsError {
-		t.Fatalf("call: %+v, %v", res, err)
-	}
-	cs.Close()
+	return cmd, url, func() string { mu.Lock(); defer mu.Unlock(); return log.String() }
+}
+
+// stopServe sends SIGTERM and waits for a clean exit.
+func stopServe(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +134,70 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 }
 
+// "runlet mcp serve --http" on loopback, stopped by SIGTERM.
+func TestMCPServeHTTP(t *testing.T) {
+	cmd, url, _ := startServeHTTP(t, nil, "--http", "127.0.0.1:0")
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "runlet", Arguments: map[string]any{"prompt": "hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %+v, %v", res, err)
+	}
+	cs.Close()
+	stopServe(t, cmd)
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// With RUNLET_MCP_TOKEN set, a request without the bearer token (or with a
+// wrong one) gets 401 and never reaches the agent; with it, the call works;
+// the token appears nowhere in the output.
+func TestMCPServeHTTPToken(t *testing.T) {
+	const token = "s3cret-mcp-token-value"
+	cmd, url, logs := startServeHTTP(t, []string{"RUNLET_MCP_TOKEN=" + token}, "--http", "127.0.0.1:0")
+	for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", token} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || strings.Contains(string(body), token) {
+			t.Errorf("Authorization %q: %d %q", auth, resp.StatusCode, body)
+		}
+	}
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "runlet", Arguments: map[string]any{"prompt": "hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call with the token: %+v, %v", res, err)
+	}
+	cs.Close()
+	stopServe(t, cmd)
+	if strings.Contains(logs(), token) {
+		t.Errorf("the token reached stderr:\n%s", logs())
+	}
+}
+
 func TestMCPUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -132,6 +207,9 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"mcp"}, exitUsage, "want a subcommand"},
 		{[]string{"mcp", "serve", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{[]string{"mcp", "serve", "--http", "256.0.0.1:x"}, exitUsage, "--http 256.0.0.1:x"},
+		{[]string{"mcp", "serve", "--http", ":0"}, exitUsage, "not a loopback address"},
+		{[]string{"mcp", "serve", "--http", "0.0.0.0:0"}, exitUsage, "set RUNLET_MCP_TOKEN"},
+		{[]string{"mcp", "serve", "--http", "example.com:8080"}, exitUsage, "not a loopback address"},
 		{[]string{"run", "--mcp", "bad=" + os.DevNull + "/nonexistent", "hi"}, exitFailed, "mcp_servers.0 (bad)"},
 	} {
 		r := runCLI(t, "", nil, tc.args...)
