@@ -3,7 +3,6 @@ package runlet
 import (
 	"context"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 )
@@ -129,13 +128,14 @@ func (l *ledger) addTools(n int) {
 	l.mu.Unlock()
 }
 
-// fill sets the run-wide usage fields of res.
+// fill sets the run-wide usage fields of res, the run's final Result. The
+// Result takes the maps: the ledger lets go of them, and a call counted
+// after this (a tool the run abandoned, still running an agent) starts new
+// ones nobody reads, rather than changing the caller's.
 func (l *ledger) fill(res *Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	res.Usage, res.Cost = l.usage, l.cost
-	res.UsageByPurpose = maps.Clone(l.byPurpose)
-	res.UsageByAgent = maps.Clone(l.byAgent)
-	res.UsageByModel = maps.Clone(l.byModel)
-	res.CostByModel = maps.Clone(l.costByModel)
+	res.UsageByPurpose, res.UsageByAgent, res.UsageByModel, res.CostByModel = l.byPurpose, l.byAgent, l.byModel, l.costByModel
+	l.byPurpose, l.byAgent, l.byModel, l.costByModel = nil, nil, nil, nil
 }

@@ -138,7 +138,6 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	}
 	r.cfg.sessionID = cp.SessionID
 	r.info.Turn = cp.Turn
-	r.result.SessionID = cp.SessionID
 	r.history = cp.History
 	r.sessionLen = cp.HistoryLen
 	if cp.SessionID != "" {

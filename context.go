@@ -12,6 +12,20 @@ var ErrNoSession = errors.New("runlet: no session")
 
 type runInfoKey struct{}
 
+// runCtx is a run's context: its cancellable context carrying its RunInfo,
+// in one value (context.WithValue would be one more allocation per run).
+type runCtx struct {
+	context.Context
+	info *RunInfo
+}
+
+func (c *runCtx) Value(key any) any {
+	if _, ok := key.(runInfoKey); ok {
+		return c.info
+	}
+	return c.Context.Value(key)
+}
+
 // RunInfo describes the run a context belongs to. Tools, hooks and
 // preparers get it with RunInfoFrom.
 type RunInfo struct {

@@ -78,6 +78,13 @@ type run struct {
 
 	result *Result
 	err    error
+
+	// The top run's own sink, ledger, RunInfo and context, held here so a
+	// run costs one allocation rather than one for each.
+	ownSink   sink
+	ownLedger ledger
+	ownInfo   RunInfo
+	ownCtx    runCtx
 }
 
 func (rt *Runtime) newRun(agent *Agent, input string, opts []RunOption, yield func(Event, error) bool) *run {
@@ -99,17 +106,25 @@ func (rt *Runtime) resumeRun(agent *Agent, runID string, decisions []Decision, y
 // derived from parent once here, carries its RunInfo and is cancelled when
 // the run ends or the Stream consumer stops.
 func (r *run) start(parent context.Context) {
+	r.drive(parent)
+	if r.result == nil { // every end sets it; this only keeps Result non-nil
+		r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StateFailed}
+	}
+}
+
+func (r *run) drive(parent context.Context) {
 	if r.cfg.runID == "" {
 		r.cfg.runID = newRunID()
 	}
-	r.info = &RunInfo{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, state: r.rt.state}
+	r.ownInfo = RunInfo{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, state: r.rt.state}
+	r.info = &r.ownInfo
 	if r.agent != nil {
 		r.info.Agent = r.agent.Name
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(parent, runInfoKey{}, r.info))
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	r.ctx, r.cancel = ctx, cancel
-	r.result = &Result{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, Status: StateFailed}
+	r.ownCtx = runCtx{Context: ctx, info: r.info}
+	r.ctx, r.cancel = &r.ownCtx, cancel
 	r.state = StateIdle
 	if p := r.parent; p != nil {
 		// A nested agent shares its caller's events, budget and policies,
@@ -117,8 +132,8 @@ func (r *run) start(parent context.Context) {
 		r.sink, r.ledger, r.scope, r.watched = p.sink, p.ledger, p.scope, p.watched
 		r.info.SessionID = p.info.SessionID
 	} else {
-		r.sink = &sink{yield: r.yield, cancel: cancel}
-		r.ledger = &ledger{}
+		r.ownSink = sink{yield: r.yield, cancel: cancel}
+		r.sink, r.ledger = &r.ownSink, &r.ownLedger
 		// Without observers or a Stream consumer, events that carry nothing
 		// the Result does not are not even built.
 		r.scope = r.rt.scope.with(r.cfg.scope)
@@ -226,6 +241,9 @@ func (r *run) startFresh() bool {
 	} else {
 		r.history = r.cfg.history
 	}
+	// Room for the input and a tool turn's three messages: a short run
+	// never grows the list.
+	r.added = make([]Message, 0, len(r.cfg.input)+4)
 	if r.input != "" {
 		r.added = append(r.added, UserText(r.input))
 	}
@@ -301,16 +319,21 @@ func (r *run) finish(resp *ModelResponse) {
 	res.Reasoning = resp.Message.Reasoning()
 	r.result = res
 	r.transition(StateFinished)
-	r.emit(&RunFinished{Result: res})
+	if r.watched {
+		r.emit(&RunFinished{Result: res})
+	}
 }
 
-// snapshot returns the Result as of now.
+// snapshot returns the Result as the run ends, with status. The run adds
+// nothing after it, so the Result takes the run's messages and (for the
+// top run) the ledger's maps rather than copies.
 func (r *run) snapshot(status RunState) *Result {
+	n := len(r.added)
 	res := &Result{
 		RunID:     r.cfg.runID,
 		SessionID: r.cfg.sessionID,
 		Status:    status,
-		Messages:  slices.Clone(r.added),
+		Messages:  r.added[:n:n],
 		Usage:     r.usage,
 		Cost:      r.cost,
 		Turns:     r.info.Turn,

@@ -166,10 +166,20 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 		}
 		return resp, err
 	}
-	var resp *ModelResponse
+	return r.streamModel(m, req)
+}
+
+// streamModel is callModel for Stream. The loop body breaks rather than
+// returns: a return inside a range-over-func body costs heap allocations.
+func (r *run) streamModel(m Model, req *ModelRequest) (*ModelResponse, error) {
+	var out struct { // one variable: the loop body's captures are allocated
+		resp *ModelResponse
+		err  error
+	}
 	for ev, err := range m.Stream(r.ctx, req) {
 		if err != nil {
-			return nil, err
+			out.err = err
+			break
 		}
 		switch ev.Kind {
 		case StreamTextDelta:
@@ -179,7 +189,7 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 		case StreamToolCallDelta:
 			r.emit(&ToolCallDelta{Index: ev.Index, ID: ev.ID, Name: ev.Name, Delta: ev.Delta})
 		case StreamDone:
-			resp = ev.Response
+			out.resp = ev.Response
 		}
 		if r.out != nil && r.watched {
 			r.outputDelta(ev)
@@ -188,13 +198,16 @@ func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
 			break // closes the model stream
 		}
 	}
+	if out.err != nil {
+		return nil, out.err
+	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if resp == nil {
+	if out.resp == nil {
 		return nil, &ProviderError{Message: "model stream ended without a final response", Err: ErrStreamIncomplete}
 	}
-	return resp, nil
+	return out.resp, nil
 }
 
 func (r *run) checkTokens() (string, error) {
