@@ -17,7 +17,7 @@ import (
 
 // The same two-call tool run against the fake Anthropic Messages server.
 
-func anthropicServer(b *testing.B) *runlettest.AnthropicServer {
+func anthropicServer(b testing.TB) *runlettest.AnthropicServer {
 	srv := runlettest.NewAnthropicServer()
 	answer := strings.Repeat("sun ", e2eAnswerDeltas)
 	srv.SetResponder(func(r runlettest.WireRequest) runlettest.AnthropicResponse {

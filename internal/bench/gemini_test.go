@@ -18,7 +18,7 @@ import (
 // The same two-call tool run against the fake Gemini API, through runlet
 // and through a hand-written client that keeps the thought signature.
 
-func geminiServer(b *testing.B) *runlettest.GeminiServer {
+func geminiServer(b testing.TB) *runlettest.GeminiServer {
 	srv := runlettest.NewGeminiServer()
 	answer := strings.Repeat("sun ", e2eAnswerDeltas)
 	srv.SetResponder(func(r runlettest.WireRequest) runlettest.GeminiResponse {

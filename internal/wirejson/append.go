@@ -1,0 +1,103 @@
+package wirejson
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// The append functions write request JSON directly into a byte slice, for
+// adapters that encode their bodies without building intermediate values.
+// Their output is byte for byte what Marshal writes for the same value
+// (FuzzAppendString and FuzzAppendRaw hold them to it).
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, escaped as Marshal escapes it:
+// without HTML escaping, with invalid UTF-8 replaced by U+FFFD and U+2028
+// and U+2029 escaped.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendRaw appends raw as Marshal writes a json.RawMessage: compacted
+// (whitespace between tokens dropped), "null" when nil. It reports an
+// error, as Marshal does, for raw that is not valid JSON (empty included).
+func AppendRaw(dst []byte, raw json.RawMessage) ([]byte, error) {
+	if raw == nil {
+		return append(dst, "null"...), nil
+	}
+	if compactASCII(raw) && json.Valid(raw) {
+		return append(dst, raw...), nil
+	}
+	buf := bytes.NewBuffer(dst)
+	if json.Compact(buf, raw) != nil {
+		_, err := Marshal(raw) // the error Marshal reports
+		return dst, err
+	}
+	return buf.Bytes(), nil
+}
+
+// compactASCII reports whether raw has no whitespace outside strings, so
+// compacting it changes nothing. It does not check syntax.
+func compactASCII(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}

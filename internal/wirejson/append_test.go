@@ -1,0 +1,90 @@
+package wirejson
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var appendStrings = []string{
+	"", "plain", `quote " and \ backslash`, "line\nbreak\ttab\r\b\f\x00\x1f\x7f",
+	"<html> & 'amp'", "caf\u00e9 \u65e5\u672c", "sep\u2028\u2029", "bad \xff\xfe utf8 \xe2\x82", "emoji \U0001F600",
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range appendStrings {
+		want, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("AppendString(%q) = %s, want x%s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range appendStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+var appendRaws = []string{
+	``, `{}`, `{"a":1}`, ` { "a" : [ 1 , 2 ] } `, `"str ing"`, `{"s":"a \" b"}`, `{"s":"<&>\u2028"}`, "{\"s\":\"\u2028\"}",
+	`{`, `{"a":}`, `nul`, `1 2`, "\"\xff\"", `[1,2,3]`, `{"a":"\\"}`, `{"a":"\\" , "b":2}`,
+}
+
+func TestAppendRaw(t *testing.T) { checkAppendRaws(t, appendRaws) }
+
+func checkAppendRaws(t *testing.T, raws []string) {
+	t.Helper()
+	for _, r := range raws {
+		checkAppendRaw(t, r)
+	}
+}
+
+func TestAppendRawNil(t *testing.T) {
+	if got, err := AppendRaw(nil, nil); err != nil || string(got) != "null" {
+		t.Errorf("AppendRaw(nil) = %s, %v", got, err)
+	}
+}
+
+func checkAppendRaw(t *testing.T, r string) {
+	t.Helper()
+	raw := json.RawMessage(r)
+	if raw == nil {
+		raw = json.RawMessage{}
+	}
+	want, werr := Marshal(raw)
+	got, gerr := AppendRaw([]byte("x"), raw)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("AppendRaw(%q): error %v, Marshal's %v", r, gerr, werr)
+	}
+	if werr != nil {
+		if gerr.Error() != werr.Error() {
+			t.Errorf("AppendRaw(%q): error %v, Marshal's %v", r, gerr, werr)
+		}
+		if string(got) != "x" {
+			t.Errorf("AppendRaw(%q) failed but appended: %q", r, got)
+		}
+		return
+	}
+	if string(got) != "x"+string(want) {
+		t.Errorf("AppendRaw(%q) = %s, want x%s", r, got, want)
+	}
+}
+
+func FuzzAppendRaw(f *testing.F) {
+	for _, r := range appendRaws {
+		f.Add(r)
+	}
+	f.Fuzz(func(t *testing.T, r string) { checkAppendRaw(t, r) })
+}
