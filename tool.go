@@ -100,6 +100,9 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		if err != nil {
 			return "", err
 		}
+		if s, ok := any(out).(string); ok { // without boxing out
+			return s, nil
+		}
 		return encodeOutput(out)
 	}
 	return t, nil

@@ -169,16 +169,31 @@ func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
 // promptly once the run is cancelled (see callTool), so waiting for all of
 // them is bounded and no worker outlives the run.
 func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, results []ToolResultPart) bool {
-	done := make(chan toolOutcome, len(idx)) // buffered: a late worker never blocks
-	sem := make(chan struct{}, r.rt.toolConcurrency)
 	for _, i := range idx {
 		if r.watched {
 			r.emit(&ToolStarted{Call: calls[i]})
 		}
 	}
+	if len(idx) == 1 {
+		// One call needs no worker: the run goroutine waits for it as it
+		// would for the worker (callTool still runs the tool on its own
+		// goroutine, to abandon one that ignores its context).
+		i := idx[0]
+		var o toolOutcome
+		if r.ctx.Err() != nil {
+			o = toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
+		} else {
+			o = r.callTool(calls[i], i, &invokes[0])
+		}
+		var hookFailed bool
+		r.collect(calls, o, results, &hookFailed)
+		return r.executed(hookFailed)
+	}
+	done := make(chan toolOutcome, len(idx)) // buffered: a late worker never blocks
+	sem := make(chan struct{}, r.rt.toolConcurrency)
 	for k, i := range idx {
 		go func() {
-			canceled := toolOutcome{i: i, content: "Error: the run was cancelled before the tool ran.", kind: ToolCanceled}
+			canceled := toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
 			select {
 			case sem <- struct{}{}:
 			case <-r.ctx.Done():
@@ -191,32 +206,45 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 				return
 			}
 			defer func() { <-sem }()
-			done <- r.callTool(calls[i], i, invokes[k])
+			done <- r.callTool(calls[i], i, &invokes[k])
 		}()
 	}
 	var hookFailed bool
 	for range idx {
-		o := <-done
-		c := calls[o.i]
-		if o.paused != nil {
-			if r.pausedCalls == nil {
-				r.pausedCalls = make(map[string]*Checkpoint)
-			}
-			r.pausedCalls[c.ID] = o.paused
-			continue
-		}
-		results[o.i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
-		if hookFailed || r.ctx.Err() != nil {
-			continue
-		}
-		if !r.afterTool(c, &results[o.i]) {
-			hookFailed = true // keep collecting so no worker outlives the run
-			continue
-		}
-		if r.watched {
-			r.emit(&ToolFinished{Call: c, Result: results[o.i], ErrorKind: o.kind, Duration: o.dur})
-		}
+		r.collect(calls, <-done, results, &hookFailed)
 	}
+	return r.executed(hookFailed)
+}
+
+const canceledBeforeRun = "Error: the run was cancelled before the tool ran."
+
+// collect takes one finished call's outcome: its result, the AfterToolCall
+// hooks, tool.finished. After a hook failed (*hookFailed) or the run was
+// cancelled it only keeps the result, so that every worker is waited for.
+func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultPart, hookFailed *bool) {
+	c := calls[o.i]
+	if o.paused != nil {
+		if r.pausedCalls == nil {
+			r.pausedCalls = make(map[string]*Checkpoint)
+		}
+		r.pausedCalls[c.ID] = o.paused
+		return
+	}
+	results[o.i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
+	if *hookFailed || r.ctx.Err() != nil {
+		return
+	}
+	if !r.afterTool(c, &results[o.i]) {
+		*hookFailed = true // keep collecting so no worker outlives the run
+		return
+	}
+	if r.watched {
+		r.emit(&ToolFinished{Call: c, Result: results[o.i], ErrorKind: o.kind, Duration: o.dur})
+	}
+}
+
+// executed ends execute: false if a hook failed the run or it was cancelled.
+func (r *run) executed(hookFailed bool) bool {
 	if hookFailed {
 		return false
 	}
@@ -227,11 +255,28 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 	return true
 }
 
-// invocation is a checked call, ready to run on a worker.
+// invocation is a checked call, ready to run on a worker: the tool, its
+// arguments, and for an agent called as a tool what the nested run needs.
 type invocation struct {
-	call      func(ctx context.Context) (string, error)
+	tool      Tool
+	args      json.RawMessage
 	timeout   time.Duration
 	maxOutput int
+	// an agent tool's nested run
+	hist    []Message
+	from    *Checkpoint
+	decided []Decision
+}
+
+// call runs the checked call (a method, not a closure: no allocation).
+func (inv *invocation) call(ctx context.Context, r *run, callID string) (string, error) {
+	switch t := inv.tool.(type) {
+	case *agentTool:
+		return t.runNested(ctx, r, callID, inv.args, inv.hist, inv.from, inv.decided)
+	case *funcTool:
+		return t.call(ctx, inv.args) // validated by check
+	}
+	return inv.tool.Call(ctx, inv.args)
 }
 
 // check resolves and validates a call on the run goroutine, before any
@@ -262,7 +307,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	}
 	// The most specific limit wins: the tool's, else the run's or Runtime's.
 	pol := toolPolicy(t)
-	inv := invocation{timeout: pol.Timeout, maxOutput: cmp.Or(pol.MaxOutput, r.maxToolOutput)}
+	inv := invocation{tool: t, args: args, timeout: pol.Timeout, maxOutput: cmp.Or(pol.MaxOutput, r.maxToolOutput)}
 	if inv.timeout <= 0 {
 		inv.timeout = r.toolTimeout
 	}
@@ -270,23 +315,16 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 		if err := at.in.validate(args); err != nil {
 			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
 		}
-		var hist []Message
 		if at.history {
-			hist = r.transcript()
+			inv.hist = r.transcript()
 		}
-		from, decided := r.nested[c.ID], r.nestedDec[c.ID]
-		inv.call = func(ctx context.Context) (string, error) {
-			return at.runNested(ctx, r, c.ID, args, hist, from, decided)
-		}
+		inv.from, inv.decided = r.nested[c.ID], r.nestedDec[c.ID]
 	} else if ft, ok := t.(*funcTool); ok {
 		// Validate here, where the stack is already grown: the validator
 		// recurses deeply, which is costly on a fresh worker goroutine.
 		if err := ft.validate(args); err != nil {
 			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
 		}
-		inv.call = func(ctx context.Context) (string, error) { return ft.call(ctx, args) }
-	} else {
-		inv.call = func(ctx context.Context) (string, error) { return t.Call(ctx, args) }
 	}
 	return inv, "", ""
 }
@@ -303,7 +341,7 @@ func invalidArgs(tool string, err error) string {
 // message the model can act on. It returns when the tool returns, or when
 // its timeout or the run's cancellation fires (a tool that ignores its
 // context is abandoned after toolGrace).
-func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
+func (r *run) callTool(c ToolCallPart, i int, inv *invocation) toolOutcome {
 	start := time.Now()
 	out := toolOutcome{i: i}
 	// Every message goes through the output cap, whatever its source: a
@@ -331,7 +369,7 @@ func (r *run) callTool(c ToolCallPart, i int, inv invocation) toolOutcome {
 				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
 			}
 		}()
-		s, err := inv.call(ctx)
+		s, err := inv.call(ctx, r, c.ID)
 		ch <- ret{s, err}
 	}()
 	var res ret
