@@ -55,8 +55,10 @@ type run struct {
 
 	seq   int64 // events this agent emitted
 	state RunState
-	tools map[string]Tool
-	specs []ToolSpec
+	tools []Tool     // the run's tools, specs[i] describing tools[i]
+	specs []ToolSpec // in the order the model is shown them
+	// toolIndex finds a tool by name when there are many (see toolAt)
+	toolIndex map[string]int
 	// toolsLoaded says tools are current for the next model call.
 	toolsLoaded bool
 
@@ -81,6 +83,11 @@ type run struct {
 
 	// The top run's own sink, ledger, RunInfo and context, held here so a
 	// run costs one allocation rather than one for each.
+	// buffers for a turn's tool calls, reused by the next turn (see
+	// turnResults)
+	turnResultBuf [turnCalls]ToolResultPart
+	turnInvokes   [turnCalls]invocation
+
 	ownSink   sink
 	ownLedger ledger
 	ownInfo   RunInfo

@@ -73,7 +73,7 @@ func (r *run) setupOutput() error {
 	}
 	switch mode {
 	case OutputTool:
-		if _, dup := r.tools[outputToolName]; dup {
+		if r.toolAt(outputToolName) >= 0 {
 			return fmt.Errorf("runlet: agent %q: a tool is named %q, which output tool mode needs", r.agent.Name, outputToolName)
 		}
 		desc := "Give the final answer. Call this tool once, when you have the answer."

@@ -27,16 +27,16 @@ type toolOutcome struct {
 // model's order; pending lists the calls waiting for a human. known holds
 // results already decided (on resume; zero CallID means none).
 func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []ToolResultPart, pending []int, ok bool) {
-	results = make([]ToolResultPart, len(calls))
+	results = r.turnResults(len(calls))
 	kinds := make([]ToolErrorKind, len(calls))
 	r.pausedCalls = nil
 	var runnable []int
-	var invokes []invocation
+	invokes := r.turnInvokes[:0]
 	for i := range calls {
 		c := &calls[i]
 		if known != nil && known[i].CallID != "" {
 			results[i] = known[i]
-			if ht, ok := r.tools[c.Name].(*handoffTool); ok && !results[i].IsError && r.next == nil {
+			if ht, ok := r.toolOf(c.Name).(*handoffTool); ok && !results[i].IsError && r.next == nil {
 				r.next = ht.h // a handoff decided before the interruption
 			}
 			if r.rejected[c.ID] && r.watched {
@@ -59,7 +59,7 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 				return nil, nil, false
 			}
 		default:
-			if ht, ok := r.tools[c.Name].(*handoffTool); ok {
+			if ht, ok := r.toolOf(c.Name).(*handoffTool); ok {
 				results[i], kinds[i] = r.handoffResult(*c, ht)
 				if r.watched {
 					r.emit(&ToolStarted{Call: *c})
@@ -96,6 +96,22 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		slices.Sort(pending)
 	}
 	return results, pending, true
+}
+
+// turnCalls is how many calls of a turn the run's own buffers hold; a
+// turn with more allocates its own.
+const turnCalls = 2
+
+// turnResults returns a zeroed slice for a turn's n results. Each turn's
+// results are copied out (into the tool message, or the checkpoint) before
+// the next turn, so the run reuses its own small buffer.
+func (r *run) turnResults(n int) []ToolResultPart {
+	if n > len(r.turnResultBuf) {
+		return make([]ToolResultPart, n)
+	}
+	res := r.turnResultBuf[:n:n]
+	clear(res)
+	return res
 }
 
 // settled reports a call whose result is known without running it (a hook
@@ -146,7 +162,7 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 			return out, "", verdictDone, nil
 		}
 	}
-	if t, ok := r.tools[c.Name]; ok && toolPolicy(t).RequiresApproval && !r.approved[c.ID] {
+	if t, ok := r.tool(c.Name); ok && toolPolicy(t).RequiresApproval && !r.approved[c.ID] {
 		return ToolResultPart{}, "", verdictPending, nil
 	}
 	return ToolResultPart{}, "", verdictRun, nil
@@ -269,7 +285,7 @@ type invocation struct {
 }
 
 // call runs the checked call (a method, not a closure: no allocation).
-func (inv *invocation) call(ctx context.Context, r *run, callID string) (string, error) {
+func (inv invocation) call(ctx context.Context, r *run, callID string) (string, error) {
 	switch t := inv.tool.(type) {
 	case *agentTool:
 		return t.runNested(ctx, r, callID, inv.args, inv.hist, inv.from, inv.decided)
@@ -283,11 +299,11 @@ func (inv *invocation) call(ctx context.Context, r *run, callID string) (string,
 // worker starts: unknown tool, malformed JSON, schema violation. It returns
 // the invocation, or an error message for the model and its kind.
 func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
-	t, ok := r.tools[c.Name]
+	t, ok := r.tool(c.Name)
 	if !ok {
-		names := make([]string, 0, len(r.tools))
-		for n := range r.tools {
-			names = append(names, n)
+		names := make([]string, 0, len(r.specs))
+		for _, s := range r.specs {
+			names = append(names, s.Name)
 		}
 		slices.Sort(names)
 		msg := fmt.Sprintf("Error: unknown tool %q.", c.Name)
@@ -341,7 +357,10 @@ func invalidArgs(tool string, err error) string {
 // message the model can act on. It returns when the tool returns, or when
 // its timeout or the run's cancellation fires (a tool that ignores its
 // context is abandoned after toolGrace).
-func (r *run) callTool(c ToolCallPart, i int, inv *invocation) toolOutcome {
+func (r *run) callTool(c ToolCallPart, i int, checked *invocation) toolOutcome {
+	// A copy: the tool's goroutine may outlive the turn whose buffer
+	// checked is in (a tool abandoned after its timeout).
+	inv := *checked
 	start := time.Now()
 	out := toolOutcome{i: i}
 	// Every message goes through the output cap, whatever its source: a

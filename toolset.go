@@ -18,19 +18,64 @@ type Toolset interface {
 }
 
 // addTool adds t to the run's tools, failing on a nil tool or an empty or
-// duplicate name. from says where t came from, for the error.
-func (r *run) addTool(t Tool, from string) error {
+// duplicate name. from says where t came from, for the error. With keep
+// false the caller sets r.tools itself (to the agent's own list).
+func (r *run) addTool(t Tool, from string, keep bool) error {
 	a := r.agent
 	if t == nil {
 		return fmt.Errorf("runlet: agent %q: %s is nil", a.Name, from)
 	}
 	s := t.Spec()
-	if _, dup := r.tools[s.Name]; dup || s.Name == "" {
+	if s.Name == "" || r.toolAt(s.Name) >= 0 {
 		return fmt.Errorf("runlet: agent %q: %s has an empty or duplicate name %q", a.Name, from, s.Name)
 	}
-	r.tools[s.Name] = t
 	r.specs = append(r.specs, s)
+	if keep {
+		r.tools = append(r.tools, t)
+	}
+	if r.toolIndex != nil {
+		r.toolIndex[s.Name] = len(r.specs) - 1
+	} else if len(r.specs) == toolIndexFrom {
+		r.toolIndex = make(map[string]int, 2*toolIndexFrom)
+		for i, s := range r.specs {
+			r.toolIndex[s.Name] = i
+		}
+	}
 	return nil
+}
+
+// toolIndexFrom is the number of tools from which a run looks them up by
+// name in a map; fewer are found faster, and without the map, by scanning.
+const toolIndexFrom = 16
+
+// toolAt returns the index of the run's tool named name, or -1.
+func (r *run) toolAt(name string) int {
+	if r.toolIndex != nil {
+		if i, ok := r.toolIndex[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range r.specs {
+		if r.specs[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// tool returns the run's tool named name.
+func (r *run) tool(name string) (Tool, bool) {
+	if i := r.toolAt(name); i >= 0 {
+		return r.tools[i], true
+	}
+	return nil, false
+}
+
+// toolOf returns the run's tool named name, or nil.
+func (r *run) toolOf(name string) Tool {
+	t, _ := r.tool(name)
+	return t
 }
 
 // loadTools builds the run's tools: the agent's Tools, then the current
@@ -38,13 +83,20 @@ func (r *run) addTool(t Tool, from string) error {
 func (r *run) loadTools() error {
 	a := r.agent
 	n := len(a.Tools)
-	if r.tools != nil {
-		n = len(r.tools)
+	if r.specs != nil {
+		n = len(r.specs)
 	}
-	r.tools = make(map[string]Tool, n)
-	r.specs = make([]ToolSpec, 0, n)
+	// An agent with only its own Tools: the run uses that list as is (it
+	// only reads it) rather than a copy.
+	own := len(a.Toolsets) == 0 && len(a.Handoffs) == 0
+	r.specs, r.toolIndex = make([]ToolSpec, 0, n), nil
+	if own {
+		r.tools = a.Tools[:len(a.Tools):len(a.Tools)]
+	} else {
+		r.tools = make([]Tool, 0, n)
+	}
 	for i, t := range a.Tools {
-		if err := r.addTool(t, fmt.Sprintf("tool %d", i)); err != nil {
+		if err := r.addTool(t, fmt.Sprintf("tool %d", i), !own); err != nil {
 			return err
 		}
 	}
@@ -57,7 +109,7 @@ func (r *run) loadTools() error {
 			return fmt.Errorf("runlet: agent %q: toolset %d: %w", a.Name, i, err)
 		}
 		for j, t := range tools {
-			if err := r.addTool(t, fmt.Sprintf("toolset %d's tool %d", i, j)); err != nil {
+			if err := r.addTool(t, fmt.Sprintf("toolset %d's tool %d", i, j), true); err != nil {
 				return err
 			}
 		}
@@ -67,7 +119,7 @@ func (r *run) loadTools() error {
 		if h.Agent == nil {
 			return fmt.Errorf("runlet: agent %q: handoff %d has no agent", a.Name, i)
 		}
-		if err := r.addTool(newHandoffTool(h), fmt.Sprintf("handoff %d", i)); err != nil {
+		if err := r.addTool(newHandoffTool(h), fmt.Sprintf("handoff %d", i), true); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package runlet_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +97,50 @@ func TestToolsetErrorsFailTheRun(t *testing.T) {
 				t.Errorf("err %v does not wrap the toolset's error", err)
 			}
 		})
+	}
+}
+
+// Many tools (past the count from which the run finds them by name in an
+// index): each is found, the unknown one lists them all, a duplicate fails.
+func TestManyTools(t *testing.T) {
+	var tools []runlet.Tool
+	var names []string
+	for i := range 40 {
+		name := fmt.Sprintf("t%02d", i)
+		tools = append(tools, echoTool(name))
+		names = append(names, name)
+	}
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("1", "t00", `{}`), runlettest.Call("2", "t39", `{}`), runlettest.Call("3", "t17", `{}`), runlettest.Call("4", "nope", `{}`)),
+		runlettest.TextReply("done"),
+	)
+	static := &runlet.Agent{Model: model, Tools: tools}
+	res, err := runlet.NewRuntime().Run(context.Background(), static, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range res.Messages[2].Parts {
+		got = append(got, p.(runlet.ToolResultPart).Content)
+	}
+	want := []string{"t00 ran", "t39 ran", "t17 ran", `Error: unknown tool "nope". Available tools: ` + strings.Join(names, ", ") + "."}
+	if !slices.Equal(got, want) {
+		t.Fatalf("results %q, want %q", got, want)
+	}
+	if specs := specNames(model.Requests()[0].Tools); specs != strings.Join(names, ",") {
+		t.Fatalf("tools shown %s", specs)
+	}
+	// The same tools from a toolset, where the run keeps its own list.
+	model = runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("1", "t33", `{}`)), runlettest.TextReply("done"))
+	res, err = runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{tools}}}}, "go")
+	if err != nil || res.Messages[2].Parts[0].(runlet.ToolResultPart).Content != "t33 ran" {
+		t.Fatal(err, res.Messages)
+	}
+	for _, dup := range []int{3, 30} { // found by scanning, and in the index
+		model = runlettest.NewModel(runlettest.TextReply("never"))
+		withDup := append(slices.Clone(tools), echoTool(fmt.Sprintf("t%02d", dup)))
+		if _, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Tools: withDup}, "go"); err == nil || !strings.Contains(err.Error(), "duplicate") {
+			t.Fatalf("duplicate t%02d: %v", dup, err)
+		}
 	}
 }
