@@ -32,17 +32,20 @@ type chatRespMsg struct {
 	Reasoning        chatStr `json:"reasoning"`
 	// ReasoningDetails is kept as received (OpenRouter and others).
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
-	ToolCalls        []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string  `json:"name"`
-			Arguments chatStr `json:"arguments"`
-		} `json:"function"`
-		ExtraContent *chatExtraContent `json:"extra_content"`
-	} `json:"tool_calls"`
+	ToolCalls        []chatRespCall  `json:"tool_calls"`
 	// ExtraContent on the message is where Gemini's compatible endpoint
 	// first put a tool call's thought signature (2025); it now puts it on
 	// the call.
+	ExtraContent *chatExtraContent `json:"extra_content"`
+}
+
+// chatRespCall is one tool call of a non-streamed response.
+type chatRespCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string  `json:"name"`
+		Arguments chatStr `json:"arguments"`
+	} `json:"function"`
 	ExtraContent *chatExtraContent `json:"extra_content"`
 }
 
@@ -131,10 +134,58 @@ func chatFinish(reason string, hasCalls, refusal bool) runlet.FinishReason {
 	return runlet.FinishOther
 }
 
-// chatDecodeCompletion translates a non-streamed response body.
+// chatDecodeCompletion translates a non-streamed response body: read with
+// the fast path (see chatScanner), else with encoding/json.
 func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet.ModelResponse, error) {
-	var w chatCompletion
-	if err := json.Unmarshal(body, &w); err != nil {
+	var (
+		wire    chatCompletion // id and model
+		choices [1]chatChoice
+		calls   [8]chatRespCall
+		usage   chatUsage
+	)
+	st := chatScanStore{w: &wire, choices: &choices, calls: &calls, usage: &usage}
+	c := chatScanner{alias: true}
+	if !c.completion(body, &st) {
+		return chatDecodeCompletionSlow(provider, body, thinkTags)
+	}
+	u := &usage
+	if !st.hasUsage {
+		u = nil
+	}
+	return chatConvertCompletion(provider, wire.ID, wire.Model, chatChoice0(choices[:st.nChoices]), calls[:st.nCalls], u, thinkTags)
+}
+
+// chatDecodeCompletionSlow is chatDecodeCompletion with encoding/json.
+func chatDecodeCompletionSlow(provider string, body []byte, thinkTags bool) (*runlet.ModelResponse, error) {
+	w, err := chatUnmarshalCompletion(provider, body)
+	if err != nil {
+		return nil, err
+	}
+	if chatHasError(w.Error) {
+		return nil, chatErrorEvent(provider, body)
+	}
+	ch := chatChoice0(w.Choices)
+	var calls []chatRespCall
+	if ch != nil {
+		calls = ch.Message.ToolCalls
+	}
+	return chatConvertCompletion(provider, w.ID, w.Model, ch, calls, w.Usage, thinkTags)
+}
+
+// chatChoice0 returns choice 0, nil when there is none.
+func chatChoice0(choices []chatChoice) *chatChoice {
+	for i := range choices {
+		if choices[i].Index == 0 {
+			return &choices[i]
+		}
+	}
+	return nil
+}
+
+// chatUnmarshalCompletion decodes a non-streamed body with encoding/json.
+func chatUnmarshalCompletion(provider string, body []byte) (*chatCompletion, error) {
+	w := new(chatCompletion)
+	if err := json.Unmarshal(body, w); err != nil {
 		msg := "malformed response"
 		if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
 			// Not JSON at all: say what it was, briefly.
@@ -144,16 +195,13 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 		}
 		return nil, &runlet.ProviderError{Provider: provider, Message: msg, Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 	}
-	if chatHasError(w.Error) {
-		return nil, chatErrorEvent(provider, body)
-	}
-	var ch *chatChoice
-	for i := range w.Choices {
-		if w.Choices[i].Index == 0 {
-			ch = &w.Choices[i]
-			break
-		}
-	}
+	return w, nil
+}
+
+// chatConvertCompletion translates a decoded non-streamed body, choice 0
+// (nil when there is none) and its tool calls. (The calls come apart from
+// the choice so that the fast path's storage stays on the caller's stack.)
+func chatConvertCompletion(provider, id, model string, ch *chatChoice, calls []chatRespCall, usage *chatUsage, thinkTags bool) (*runlet.ModelResponse, error) {
 	if ch == nil {
 		return nil, &runlet.ProviderError{Provider: provider, Message: "response has no choice 0",
 			Err: ErrMalformedStream}
@@ -202,7 +250,7 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 	} else if len(text) > 0 {
 		msg.Parts = append(msg.Parts, runlet.TextPart{Text: string(text)})
 	}
-	for i, tc := range ch.Message.ToolCalls {
+	for i, tc := range calls {
 		args := chatFixSurrogates(&tc.Function.Arguments)
 		if len(bytes.TrimSpace(args)) == 0 {
 			args = []byte("{}")
@@ -220,12 +268,12 @@ func chatDecodeCompletion(provider string, body []byte, thinkTags bool) (*runlet
 	}
 	out := &runlet.ModelResponse{
 		Message:      msg,
-		FinishReason: chatFinish(ch.FinishReason, len(ch.Message.ToolCalls) > 0, refusal),
-		ID:           w.ID,
-		Model:        w.Model,
+		FinishReason: chatFinish(ch.FinishReason, len(calls) > 0, refusal),
+		ID:           id,
+		Model:        model,
 	}
-	if w.Usage != nil {
-		out.Usage = w.Usage.usage()
+	if usage != nil {
+		out.Usage = usage.usage()
 	}
 	return out, nil
 }

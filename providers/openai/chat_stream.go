@@ -130,10 +130,13 @@ type chatDecoder struct {
 	thinkTags bool
 	size      httpc.Budget
 
-	json chatJSON
-	body chatChunk
-	head chatChunkHead
-	acc  modelkit.Accumulator
+	json     chatJSON
+	scan     chatScanner // the fast path
+	slow     bool        // tests: encoding/json only
+	body     chatChunk
+	head     chatChunkHead
+	usageBuf chatUsage // the fast path's storage for a chunk's usage
+	acc      modelkit.Accumulator
 
 	// events produced by the last feed or finish call
 	events []runlet.StreamEvent
@@ -185,17 +188,26 @@ func (d *chatDecoder) feed(ev sse.Event) error {
 	}
 	d.body.reset()
 	var err error
-	if d.id == "" || d.model == "" {
+	head := d.id == "" || d.model == ""
+	if head {
 		d.head.ID, d.head.Model = "", ""
-		err = d.json.decode(data, &d.head)
+	}
+	if d.slow || !d.scan.chunk(data, &d.head, head, &d.usageBuf) {
+		d.body.reset()
+		if head {
+			d.head.ID, d.head.Model = "", ""
+			err = d.json.decode(data, &d.head)
+		} else {
+			err = d.json.decode(data, &d.body)
+		}
+	}
+	if head {
 		if d.id == "" {
 			d.id = d.head.ID
 		}
 		if d.model == "" {
 			d.model = d.head.Model
 		}
-	} else {
-		err = d.json.decode(data, &d.body)
 	}
 	if err != nil {
 		return &runlet.ProviderError{Provider: d.provider, Message: "malformed stream chunk", RequestID: d.requestID,

@@ -1,0 +1,486 @@
+package openai
+
+import (
+	"bytes"
+
+	"github.com/runlet/runlet/internal/jsonscan"
+)
+
+// The Chat Completions fast path: a non-streamed body
+//
+//	{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini",
+//	 "choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null,
+//	 "tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+//	 "logprobs":null,"finish_reason":"stop"}],
+//	 "usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10,...}}
+//
+// and a stream chunk
+//
+//	{"id":"chatcmpl-1","object":"chat.completion.chunk","model":"gpt-4o-mini",
+//	 "choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}
+//
+// (content, refusal, reasoning_content or reasoning, tool-call deltas by
+// index, finish_reason, usage) are read with internal/jsonscan into the
+// same wire types encoding/json fills, without reflection and into storage
+// the caller keeps. Whatever the scanner is not sure about — an "error",
+// reasoning_details or extra_content value, more than one choice in a
+// body, a repeated object key, a key that matches a field only
+// case-insensitively, a value of an unexpected type, malformed JSON —
+// makes it decline, and the caller decodes with encoding/json, which gives
+// the same result or the error. FuzzChatScanCompletion and
+// FuzzChatScanChunk check the two agree.
+
+// Field names of the wire types, for keys the scanner does not read
+// itself: one matching a field (exactly or case-insensitively) makes it
+// decline.
+var (
+	chatTopFields       = []string{"id", "model", "choices", "usage", "error"}
+	chatChoiceFields    = []string{"index", "message", "finish_reason"}
+	chatMessageFields   = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "extra_content"}
+	chatRespCallFields  = []string{"id", "function", "extra_content"}
+	chatChunkFields     = []string{"index", "delta", "finish_reason"}
+	chatDeltaFields     = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls"}
+	chatCallDeltaFields = []string{"index", "id", "function", "extra_content"}
+	chatFuncFields      = []string{"name", "arguments"}
+	chatUsageFields     = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details",
+		"completion_tokens_details", "prompt_cache_hit_tokens", "cached_tokens", "reasoning_tokens"}
+	chatPromptDetailsFields     = []string{"cached_tokens", "cache_write_tokens"}
+	chatCompletionDetailsFields = []string{"reasoning_tokens"}
+)
+
+// chatScanner reads Chat Completions JSON with the fast path. alias lets
+// string fields (chatStr) point into the input instead of being copied:
+// for a non-streamed body, which outlives the decoded values' use; never
+// for stream chunks, whose data the SSE reader reuses and whose chatStr
+// buffers are reused.
+type chatScanner struct {
+	s     jsonscan.Scanner
+	alias bool
+}
+
+// chatScanStore is where a non-streamed body is scanned: into w's scalar
+// fields, and arrays and counts that the function owning the storage
+// links into w afterwards (separate variables there, so that they stay on
+// its stack: linking them from here, or within one variable, would move
+// them to the heap).
+type chatScanStore struct {
+	w        *chatCompletion
+	choices  *[1]chatChoice // more than one choice is left to encoding/json
+	nChoices int
+	calls    *[8]chatRespCall // tool calls; more are left to encoding/json
+	nCalls   int
+	usage    *chatUsage
+	hasUsage bool
+}
+
+// chatOnce records bit in seen, reporting false if it was there: a
+// repeated object or array key, which encoding/json merges, is left to it.
+func chatOnce(seen *uint8, bit uint8) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// skip passes over the value of a key the scanner does not read, unless
+// the key matches one of fields.
+func (c *chatScanner) skip(key []byte, fields []string) bool {
+	if jsonscan.Folds(key, fields...) {
+		return false
+	}
+	_, ok := c.s.Skip()
+	return ok
+}
+
+// str reads a chatStr as its UnmarshalJSON would, for strings and null;
+// anything else declines.
+func (c *chatScanner) str(dst *chatStr) bool {
+	s := &c.s
+	if s.Null() {
+		dst.reset()
+		return true
+	}
+	if s.Peek() != '"' {
+		return false
+	}
+	raw, ok := s.Skip()
+	if !ok {
+		return false
+	}
+	body := raw[1 : len(raw)-1]
+	dst.hi, dst.lo = 0, 0
+	if c.alias {
+		if bytes.IndexByte(body, '\\') < 0 {
+			// AppendFragment would copy it unchanged.
+			dst.b = body
+			return true
+		}
+		// dst.b may alias the input (a repeated key): never append to it.
+		dst.b, dst.lo, dst.hi, ok = jsonscan.AppendFragment(nil, body)
+		return ok
+	}
+	dst.b, dst.lo, dst.hi, ok = jsonscan.AppendFragment(dst.b[:0], body)
+	return ok
+}
+
+// int reads an int field: an integer, or null (which leaves it).
+func (c *chatScanner) int(dst *int) bool {
+	if c.s.Null() {
+		return true
+	}
+	v, ok := c.s.Int()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// string reads a string field: a string, or null (which leaves it).
+func (c *chatScanner) string(dst *string) bool {
+	if c.s.Null() {
+		return true
+	}
+	v, ok := c.s.Str()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// finish reads a finish_reason, without allocating for the usual ones.
+func (c *chatScanner) finish(dst *string) bool {
+	if c.s.Null() {
+		return true
+	}
+	v, ok := c.s.PlainString()
+	if !ok {
+		return false
+	}
+	switch string(v) {
+	case "stop":
+		*dst = "stop"
+	case "length":
+		*dst = "length"
+	case "tool_calls":
+		*dst = "tool_calls"
+	case "content_filter":
+		*dst = "content_filter"
+	case "function_call":
+		*dst = "function_call"
+	default:
+		*dst = string(v)
+	}
+	return true
+}
+
+// noExtra accepts only a null extra_content (which sets the pointer nil).
+func (c *chatScanner) noExtra(dst **chatExtraContent) bool {
+	if !c.s.Null() {
+		return false
+	}
+	*dst = nil
+	return true
+}
+
+// usage reads a usage object into u (zeroed by the caller).
+func (c *chatScanner) usage(u *chatUsage) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "prompt_tokens":
+			return c.int(&u.PromptTokens)
+		case "completion_tokens":
+			return c.int(&u.CompletionTokens)
+		case "total_tokens":
+			return c.int(&u.TotalTokens)
+		case "prompt_cache_hit_tokens":
+			return c.int(&u.PromptCacheHitTokens)
+		case "cached_tokens":
+			return c.int(&u.CachedTokens)
+		case "reasoning_tokens":
+			return c.int(&u.ReasoningTokens)
+		case "prompt_tokens_details":
+			if s.Null() {
+				return true
+			}
+			return chatOnce(&seen, 1) && s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "cached_tokens":
+					return c.int(&u.PromptTokensDetails.CachedTokens)
+				case "cache_write_tokens":
+					return c.int(&u.PromptTokensDetails.CacheWriteTokens)
+				}
+				return c.skip(key, chatPromptDetailsFields)
+			})
+		case "completion_tokens_details":
+			if s.Null() {
+				return true
+			}
+			return chatOnce(&seen, 2) && s.Object(func(key []byte) bool {
+				if string(key) == "reasoning_tokens" {
+					return c.int(&u.CompletionTokensDetails.ReasoningTokens)
+				}
+				return c.skip(key, chatCompletionDetailsFields)
+			})
+		}
+		return c.skip(key, chatUsageFields)
+	})
+}
+
+// usageField reads the "usage" value: null sets *dst nil; an object is
+// read into store, zeroed first, and *dst points to it.
+func (c *chatScanner) usageField(dst **chatUsage, store *chatUsage) bool {
+	if c.s.Null() {
+		*dst = nil
+		return true
+	}
+	*store = chatUsage{}
+	*dst = store
+	return c.usage(store)
+}
+
+// completion scans a non-streamed body into st.w, reporting whether it
+// did; on false st must not be used.
+func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
+	s := &c.s
+	s.Reset(data)
+	w := st.w
+	var seen uint8
+	ok := s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return c.string(&w.ID)
+		case "model":
+			return c.string(&w.Model)
+		case "choices":
+			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+				return false
+			}
+			return s.Array(func() bool {
+				n := st.nChoices
+				if n == len(st.choices) {
+					return false
+				}
+				st.nChoices++
+				return c.choice(&st.choices[n], st)
+			})
+		case "usage":
+			if !chatOnce(&seen, 2) {
+				return false
+			}
+			if s.Null() {
+				st.hasUsage = false
+				return true
+			}
+			st.hasUsage = true
+			return c.usage(st.usage)
+		}
+		return c.skip(key, chatTopFields)
+	})
+	return ok && s.End()
+}
+
+func (c *chatScanner) choice(ch *chatChoice, st *chatScanStore) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "index":
+			return c.int(&ch.Index)
+		case "finish_reason":
+			return c.finish(&ch.FinishReason)
+		case "message":
+			return chatOnce(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
+		}
+		return c.skip(key, chatChoiceFields)
+	})
+}
+
+func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "content":
+			return c.str(&m.Content)
+		case "refusal":
+			return c.str(&m.Refusal)
+		case "reasoning_content":
+			return c.str(&m.ReasoningContent)
+		case "reasoning":
+			return c.str(&m.Reasoning)
+		case "extra_content":
+			return c.noExtra(&m.ExtraContent)
+		case "tool_calls":
+			if s.Null() {
+				st.nCalls = 0 // nil to encoding/json
+				return true
+			}
+			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+				return false
+			}
+			return s.Array(func() bool {
+				n := st.nCalls
+				if n == len(st.calls) {
+					return false
+				}
+				st.nCalls++
+				return c.respCall(&st.calls[n])
+			})
+		}
+		return c.skip(key, chatMessageFields)
+	})
+}
+
+func (c *chatScanner) respCall(tc *chatRespCall) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return c.string(&tc.ID)
+		case "extra_content":
+			return c.noExtra(&tc.ExtraContent)
+		case "function":
+			return chatOnce(&seen, 1) && s.Peek() == '{' && s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "name":
+					return c.string(&tc.Function.Name)
+				case "arguments":
+					return c.str(&tc.Function.Arguments)
+				}
+				return c.skip(key, chatFuncFields)
+			})
+		}
+		return c.skip(key, chatRespCallFields)
+	})
+}
+
+// chunk scans a stream chunk into h's chunk (reset by the caller, its
+// buffers kept), and its id and model into h when head is set (h.ID and
+// h.Model empty). usage is the storage for a usage object. On false the
+// chunk must be reset again before other use.
+func (c *chatScanner) chunk(data []byte, h *chatChunkHead, head bool, usage *chatUsage) bool {
+	s := &c.s
+	s.Reset(data)
+	w := h.chatChunk
+	var seen uint8
+	ok := s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			if !head {
+				_, ok := s.Skip()
+				return ok
+			}
+			return c.string(&h.ID)
+		case "model":
+			if !head {
+				_, ok := s.Skip()
+				return ok
+			}
+			return c.string(&h.Model)
+		case "choices":
+			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+				return false
+			}
+			return s.Array(func() bool {
+				n := len(w.Choices)
+				if n < cap(w.Choices) {
+					w.Choices = w.Choices[:n+1] // reset, buffers kept
+				} else {
+					w.Choices = append(w.Choices, chatChunkChoice{})
+				}
+				return c.chunkChoice(&w.Choices[n])
+			})
+		case "usage":
+			return chatOnce(&seen, 2) && c.usageField(&w.Usage, usage)
+		}
+		return c.skip(key, chatTopFields)
+	})
+	return ok && s.End()
+}
+
+func (c *chatScanner) chunkChoice(ch *chatChunkChoice) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "index":
+			return c.int(&ch.Index)
+		case "finish_reason":
+			return c.finish(&ch.FinishReason)
+		case "delta":
+			return chatOnce(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
+		}
+		return c.skip(key, chatChunkFields)
+	})
+}
+
+func (c *chatScanner) delta(d *chatDelta) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "content":
+			return c.str(&d.Content)
+		case "refusal":
+			return c.str(&d.Refusal)
+		case "reasoning_content":
+			return c.str(&d.ReasoningContent)
+		case "reasoning":
+			return c.str(&d.Reasoning)
+		case "tool_calls":
+			if s.Null() {
+				d.ToolCalls = d.ToolCalls[:0] // nil to encoding/json: the same to the decoder
+				return true
+			}
+			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+				return false
+			}
+			return s.Array(func() bool {
+				n := len(d.ToolCalls)
+				if n < cap(d.ToolCalls) {
+					d.ToolCalls = d.ToolCalls[:n+1] // reset, buffers kept
+				} else {
+					d.ToolCalls = append(d.ToolCalls, chatToolCallDelta{})
+				}
+				return c.callDelta(&d.ToolCalls[n])
+			})
+		}
+		return c.skip(key, chatDeltaFields)
+	})
+}
+
+func (c *chatScanner) callDelta(tc *chatToolCallDelta) bool {
+	s := &c.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "index":
+			if s.Null() {
+				tc.Index = chatOptInt{}
+				return true
+			}
+			v, ok := s.Int()
+			tc.Index = chatOptInt{v: v, set: ok}
+			return ok
+		case "id":
+			return c.string(&tc.ID)
+		case "extra_content":
+			return c.noExtra(&tc.ExtraContent)
+		case "function":
+			return chatOnce(&seen, 1) && s.Peek() == '{' && s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "name":
+					return c.string(&tc.Function.Name)
+				case "arguments":
+					return c.str(&tc.Function.Arguments)
+				}
+				return c.skip(key, chatFuncFields)
+			})
+		}
+		return c.skip(key, chatCallDeltaFields)
+	})
+}
