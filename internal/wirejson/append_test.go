@@ -2,6 +2,7 @@ package wirejson
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -87,4 +88,34 @@ func FuzzAppendRaw(f *testing.F) {
 		f.Add(r)
 	}
 	f.Fuzz(func(t *testing.T, r string) { checkAppendRaw(t, r) })
+}
+
+var appendFloats = []float64{0, 1, -1, 0.5, 0.1, 1e-6, 1e-7, 9.99e-7, 1e20, 1e21, 1.5e300, -2.5e-10, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64, math.Copysign(0, -1)}
+
+func TestAppendFloat(t *testing.T) {
+	for _, f := range appendFloats {
+		checkAppendFloat(t, f)
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		checkAppendFloat(t, f)
+	}
+}
+
+func checkAppendFloat(t *testing.T, f float64) {
+	t.Helper()
+	want, werr := Marshal(f)
+	got, gerr := AppendFloat([]byte("x"), f)
+	if (werr != nil) != (gerr != nil) || werr != nil && (werr.Error() != gerr.Error() || string(got) != "x") {
+		t.Fatalf("AppendFloat(%v) = %q, %v; Marshal's error %v", f, got, gerr, werr)
+	}
+	if werr == nil && string(got) != "x"+string(want) {
+		t.Errorf("AppendFloat(%v) = %s, want x%s", f, got, want)
+	}
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	for _, v := range appendFloats {
+		f.Add(v)
+	}
+	f.Fuzz(checkAppendFloat)
 }
