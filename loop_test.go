@@ -182,12 +182,21 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 	big := runlet.NewTool("big", "huge output", func(ctx context.Context, _ struct{}) (string, error) {
 		return strings.Repeat("é", 100), nil // 200 bytes
 	})
+	// picky passes its schema (a string) but its own decoder may refuse or panic.
+	picky := runlet.NewTool("picky", "decodes its own way", func(ctx context.Context, in struct {
+		V pickyString `json:"v"`
+	}) (string, error) {
+		return string(in.V), nil
+	})
 	cases := []struct {
 		name, tool, args string
 		kind             runlet.ToolErrorKind
 		contains         string
 	}{
-		{"unknown tool", "nope", `{}`, runlet.ToolUnknown, `unknown tool "nope". Available tools: big, boom, fail, get_weather, slow, stubborn.`},
+		{"unknown tool", "nope", `{}`, runlet.ToolUnknown, `unknown tool "nope". Available tools: big, boom, fail, get_weather, picky, slow, stubborn.`},
+		{"decoder refuses", "picky", `{"v":"bad"}`, runlet.ToolInvalidArgs, "Error: invalid arguments for picky: not this one."},
+		{"decoder panics", "picky", `{"v":"panic"}`, runlet.ToolPanicked, "crashed (panic: picky decoder)"},
+		{"decoder accepts", "picky", `{"v":"fine"}`, "", "fine"},
 		{"malformed JSON", "get_weather", `{"city":`, runlet.ToolInvalidJSON, "not valid JSON"},
 		{"schema violation", "get_weather", `{"city":42}`, runlet.ToolInvalidArgs, "invalid arguments for get_weather"},
 		{"missing field", "get_weather", `{}`, runlet.ToolInvalidArgs, "city"},
@@ -204,7 +213,7 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 				runlettest.ToolCallReply(runlettest.Call("c1", tc.tool, tc.args)),
 				runlettest.TextReply("ok"),
 			)
-			agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{weatherTool(), panicky, failing, slow, stubborn, big}}
+			agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{weatherTool(), panicky, failing, slow, stubborn, big, picky}}
 			var finished *runlet.ToolFinished
 			obs := runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) {
 				if f, ok := ev.(*runlet.ToolFinished); ok {
@@ -237,6 +246,23 @@ func TestToolBadInputBecomesErrorResult(t *testing.T) {
 	if stubbornRan.Load() {
 		<-stubbornDone
 	}
+}
+
+type pickyString string
+
+func (p *pickyString) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "bad":
+		return errors.New("not this one")
+	case "panic":
+		panic("picky decoder")
+	}
+	*p = pickyString(s)
+	return nil
 }
 
 func TestParallelToolsRunConcurrentlyInModelOrder(t *testing.T) {

@@ -41,6 +41,12 @@ type funcTool struct {
 	resolved *jsonschema.Resolved
 	quick    *quickSchema // the common case of resolved, checked in place
 	call     func(ctx context.Context, args json.RawMessage) (string, error)
+	// call in two steps, decode then run, so that a run can decode the
+	// arguments on its own goroutine, whose stack has grown already (on a
+	// fresh goroutine, encoding/json's first decode is mostly stack
+	// growth). decode returns a *In.
+	decode func(args json.RawMessage) (any, error)
+	run    func(ctx context.Context, in any) (string, error)
 }
 
 // NewTool makes a Tool from a typed function. The input schema is inferred
@@ -91,12 +97,15 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
 	}
 	t.resolved, t.quick = r, compileQuick(t.spec.InputSchema)
-	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
-		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
-			return "", &ToolError{Tool: name, Kind: ToolInvalidArgs, Err: err}
+	t.decode = func(args json.RawMessage) (any, error) {
+		in := new(In)
+		if err := json.Unmarshal(args, in); err != nil {
+			return nil, &ToolError{Tool: name, Kind: ToolInvalidArgs, Err: err}
 		}
-		out, err := fn(ctx, in)
+		return in, nil
+	}
+	t.run = func(ctx context.Context, in any) (string, error) {
+		out, err := fn(ctx, *in.(*In))
 		if err != nil {
 			return "", err
 		}
@@ -105,8 +114,40 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		}
 		return encodeOutput(out)
 	}
+	decode, run := t.decode, t.run
+	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
+		in, err := decode(args)
+		if err != nil {
+			return "", err
+		}
+		return run(ctx, in)
+	}
 	return t, nil
 }
+
+// predecode decodes args as the tool's call would, for invocation.call:
+// it returns the *In, a *decodeFailed, or nil when the call should decode
+// them itself (a decoder that panics, such as a custom UnmarshalJSON, is
+// left to the call, where the panic is recovered and reported as the
+// tool's).
+func (t *funcTool) predecode(args json.RawMessage) (in any) {
+	if t.decode == nil || t.run == nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			in = nil
+		}
+	}()
+	in, err := t.decode(args)
+	if err != nil {
+		return &decodeFailed{err}
+	}
+	return in
+}
+
+// decodeFailed is the decoding error a call returns (see predecode).
+type decodeFailed struct{ err error }
 
 func encodeOutput(out any) (string, error) {
 	switch v := out.(type) {

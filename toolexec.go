@@ -278,6 +278,8 @@ type invocation struct {
 	args      json.RawMessage
 	timeout   time.Duration
 	maxOutput int
+	// a typed tool's arguments as check decoded them (see predecode)
+	in any
 	// an agent tool's nested run
 	hist    []Message
 	from    *Checkpoint
@@ -289,8 +291,14 @@ func (inv invocation) call(ctx context.Context, r *run, callID string) (string, 
 	switch t := inv.tool.(type) {
 	case *agentTool:
 		return t.runNested(ctx, r, callID, inv.args, inv.hist, inv.from, inv.decided)
-	case *funcTool:
-		return t.call(ctx, inv.args) // validated by check
+	case *funcTool: // validated by check
+		switch in := inv.in.(type) {
+		case nil:
+			return t.call(ctx, inv.args)
+		case *decodeFailed:
+			return "", in.err
+		}
+		return t.run(ctx, inv.in)
 	}
 	return inv.tool.Call(ctx, inv.args)
 }
@@ -341,6 +349,9 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 		if err := ft.validate(args); err != nil {
 			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
 		}
+		// Decode here too; a decoding error is still the call's (reported
+		// as the tool's, from its goroutine).
+		inv.in = ft.predecode(args)
 	}
 	return inv, "", ""
 }
