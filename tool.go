@@ -177,11 +177,15 @@ func (t *funcTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 }
 
 // validate checks args against the input schema.
-func (t *funcTool) validate(args json.RawMessage) error {
+func (t *funcTool) validate(args json.RawMessage) error { return t.validateArgs(args, false) }
+
+// validateArgs is validate, told whether args are known to be valid JSON
+// (a run checks that first), so as not to scan them twice.
+func (t *funcTool) validateArgs(args json.RawMessage, validJSON bool) error {
 	if t.resolved == nil {
 		return nil
 	}
-	if t.quick != nil && json.Valid(args) && t.quick.valid(args) {
+	if t.quick != nil && (validJSON || json.Valid(args)) && t.quick.valid(args) {
 		return nil // certainly valid: no need to decode args into a tree
 	}
 	var v any

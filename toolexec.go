@@ -346,7 +346,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	} else if ft, ok := t.(*funcTool); ok {
 		// Validate here, where the stack is already grown: the validator
 		// recurses deeply, which is costly on a fresh worker goroutine.
-		if err := ft.validate(args); err != nil {
+		if err := ft.validateArgs(args, true); err != nil { // json.Valid above
 			return invocation{}, invalidArgs(c.Name, err), ToolInvalidArgs
 		}
 		// Decode here too; a decoding error is still the call's (reported

@@ -17,10 +17,27 @@ type Toolset interface {
 	Tools(ctx context.Context) ([]Tool, error)
 }
 
+// toolFrom says where a tool came from, for an error: the agent's tool i,
+// toolset i's tool j, or handoff i. Formatted only for an error.
+type toolFrom struct {
+	kind byte // 't', 's', 'h'
+	i, j int
+}
+
+func (f toolFrom) String() string {
+	switch f.kind {
+	case 's':
+		return fmt.Sprintf("toolset %d's tool %d", f.i, f.j)
+	case 'h':
+		return fmt.Sprintf("handoff %d", f.i)
+	}
+	return fmt.Sprintf("tool %d", f.i)
+}
+
 // addTool adds t to the run's tools, failing on a nil tool or an empty or
 // duplicate name. from says where t came from, for the error. With keep
 // false the caller sets r.tools itself (to the agent's own list).
-func (r *run) addTool(t Tool, from string, keep bool) error {
+func (r *run) addTool(t Tool, from toolFrom, keep bool) error {
 	a := r.agent
 	if t == nil {
 		return fmt.Errorf("runlet: agent %q: %s is nil", a.Name, from)
@@ -96,7 +113,7 @@ func (r *run) loadTools() error {
 		r.tools = make([]Tool, 0, n)
 	}
 	for i, t := range a.Tools {
-		if err := r.addTool(t, fmt.Sprintf("tool %d", i), !own); err != nil {
+		if err := r.addTool(t, toolFrom{'t', i, 0}, !own); err != nil {
 			return err
 		}
 	}
@@ -109,7 +126,7 @@ func (r *run) loadTools() error {
 			return fmt.Errorf("runlet: agent %q: toolset %d: %w", a.Name, i, err)
 		}
 		for j, t := range tools {
-			if err := r.addTool(t, fmt.Sprintf("toolset %d's tool %d", i, j), true); err != nil {
+			if err := r.addTool(t, toolFrom{'s', i, j}, true); err != nil {
 				return err
 			}
 		}
@@ -119,7 +136,7 @@ func (r *run) loadTools() error {
 		if h.Agent == nil {
 			return fmt.Errorf("runlet: agent %q: handoff %d has no agent", a.Name, i)
 		}
-		if err := r.addTool(newHandoffTool(h), fmt.Sprintf("handoff %d", i), true); err != nil {
+		if err := r.addTool(newHandoffTool(h), toolFrom{'h', i, 0}, true); err != nil {
 			return err
 		}
 	}
