@@ -97,16 +97,21 @@ func (m *Messages) readResponse(resp *http.Response) (*runlet.ModelResponse, err
 	if err != nil {
 		return nil, err
 	}
-	var w wireResponse
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, m.cfg.client.DecodeError(resp, body, err)
+	r := getResponseScan()
+	defer r.release()
+	w := &r.w
+	if !r.scan(body) {
+		w = new(wireResponse)
+		if err := json.Unmarshal(body, w); err != nil {
+			return nil, m.cfg.client.DecodeError(resp, body, err)
+		}
 	}
 	if w.Type == "error" {
 		e := httpc.ErrorFromBody(m.cfg.name, body)
 		e.StatusCode, e.RequestID = resp.StatusCode, httpc.RequestID(resp.Header)
 		return nil, e
 	}
-	return m.toResponse(&w), nil
+	return m.toResponse(w), nil
 }
 
 func isJSON(h http.Header) bool {
