@@ -11,6 +11,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
+	"github.com/runlet/runlet/internal/jsonscan"
 )
 
 // Responses is a runlet.Model for the OpenAI Responses API
@@ -212,6 +213,25 @@ func (m *Responses) decodeResponse(resp *http.Response) (*runlet.ModelResponse, 
 	body, err := m.r.client.ReadAll(resp, 2*m.r.limit)
 	if err != nil {
 		return nil, err
+	}
+	return m.decodeBody(resp, body, true)
+}
+
+// decodeBody decodes a non-streamed response body: with the fast path
+// when fast is set (always, but in tests), else with encoding/json.
+func (m *Responses) decodeBody(resp *http.Response, body []byte, fast bool) (*runlet.ModelResponse, error) {
+	// The fast path (respBodyScan), into storage on the stack.
+	var (
+		sc    jsonscan.Scanner
+		fw    respResponse
+		items [8]respOutItem
+	)
+	if b := (respBodyScan{s: &sc, w: &fw, items: items[:]}); fast && b.scan(body) && fw.Status != "failed" {
+		a := respAssembler{provider: m.r.name, quiet: true}
+		for i := range items[:b.n] {
+			a.addFinal(i, &items[i])
+		}
+		return a.response(&fw), nil
 	}
 	// One pass: the response with its output items decoded in place. An
 	// item of a type we do not know may not fit respOutItem; then decode

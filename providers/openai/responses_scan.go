@@ -107,3 +107,273 @@ func respEventType(b []byte) string {
 	}
 	return string(b)
 }
+
+// The fast path for a non-streamed response body,
+//
+//	{"id":"resp_1","object":"response","status":"completed","model":"gpt-4.1",
+//	 "output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant",
+//	 "content":[{"type":"output_text","text":"Hi","annotations":[]}]},
+//	 {"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":"{}"}],
+//	 "usage":{"input_tokens":9,"output_tokens":2,"total_tokens":11,...},"error":null,...}
+//
+// respScanBody reads it into the types encoding/json fills (w, and the
+// output items into items) without reflection. Whatever it is not sure
+// about — an error object, an item of more than the storage, a repeated
+// object key, a key that matches a field only case-insensitively, a value
+// of an unexpected type, malformed JSON — makes it decline, and the body
+// is decoded with encoding/json, which gives the same result or the error
+// (FuzzResponsesScanBody checks the two agree).
+
+// Field names of the response types, for keys the scanner skips.
+var (
+	respBodyFields       = []string{"id", "model", "status", "output", "usage", "incomplete_details", "error"}
+	respItemFields       = []string{"type", "id", "content", "summary", "encrypted_content", "call_id", "name", "arguments"}
+	respPartFields       = []string{"type", "text", "refusal"}
+	respUsageFields      = []string{"input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details"}
+	respInDetailsFields  = []string{"cached_tokens", "cache_write_tokens"}
+	respOutDetailsFields = []string{"reasoning_tokens"}
+	respIncompleteFields = []string{"reason"}
+)
+
+// respBodyScan reads a body with the fast path. Its scalars go to w,
+// the output items to items (n of them).
+type respBodyScan struct {
+	s     *jsonscan.Scanner // apart, so that its storage leaking does not move w and items to the heap
+	w     *respResponse
+	items []respOutItem // fixed storage; more items decline
+	n     int
+}
+
+// scan reports whether it read the whole body.
+func (b *respBodyScan) scan(data []byte) bool {
+	s := b.s
+	s.Reset(data)
+	w := b.w
+	var seen uint8
+	ok := s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return b.str(&w.ID)
+		case "model":
+			return b.str(&w.Model)
+		case "status":
+			return b.status(&w.Status)
+		case "output":
+			if !respOnce(&seen, 1) || s.Peek() != '[' {
+				return false
+			}
+			return s.Array(func() bool {
+				if b.n == len(b.items) {
+					return false
+				}
+				b.n++
+				return b.item(&b.items[b.n-1])
+			})
+		case "usage":
+			if s.Null() {
+				w.Usage = nil
+				return true
+			}
+			if !respOnce(&seen, 2) || s.Peek() != '{' {
+				return false
+			}
+			w.Usage = new(respUsage)
+			return b.usage(w.Usage)
+		case "incomplete_details":
+			if s.Null() {
+				w.IncompleteDetails = nil
+				return true
+			}
+			if !respOnce(&seen, 4) || s.Peek() != '{' {
+				return false
+			}
+			w.IncompleteDetails = new(respIncomplete)
+			return s.Object(func(key []byte) bool {
+				if string(key) == "reason" {
+					return b.str(&w.IncompleteDetails.Reason)
+				}
+				return b.skip(key, respIncompleteFields)
+			})
+		case "error":
+			// null is the error of a response that has none; anything
+			// else is left to encoding/json.
+			if !s.Null() {
+				return false
+			}
+			w.Error = nil
+			return true
+		}
+		return b.skip(key, respBodyFields)
+	})
+	return ok && s.End()
+}
+
+// respOnce records bit in seen, reporting false if it was there: a
+// repeated object or array key, which encoding/json merges, is left to it.
+func respOnce(seen *uint8, bit uint8) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+func (b *respBodyScan) skip(key []byte, fields []string) bool {
+	if jsonscan.Folds(key, fields...) {
+		return false
+	}
+	_, ok := b.s.Skip()
+	return ok
+}
+
+// str reads a string field: a string, or null (which leaves it).
+func (b *respBodyScan) str(dst *string) bool {
+	if b.s.Null() {
+		return true
+	}
+	v, ok := b.s.Str()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// status reads a status or a type without allocating for the usual ones.
+func (b *respBodyScan) status(dst *string) bool {
+	if b.s.Null() {
+		return true
+	}
+	v, ok := b.s.PlainString()
+	if !ok {
+		return false
+	}
+	switch string(v) {
+	case "completed":
+		*dst = "completed"
+	case "incomplete":
+		*dst = "incomplete"
+	case "in_progress":
+		*dst = "in_progress"
+	case respItemMessage:
+		*dst = respItemMessage
+	case respItemFunctionCall:
+		*dst = respItemFunctionCall
+	case respItemReasoning:
+		*dst = respItemReasoning
+	case "output_text":
+		*dst = "output_text"
+	case "refusal":
+		*dst = "refusal"
+	case "summary_text":
+		*dst = "summary_text"
+	case "reasoning_text":
+		*dst = "reasoning_text"
+	default:
+		*dst = string(v)
+	}
+	return true
+}
+
+func (b *respBodyScan) int(dst *int) bool {
+	if b.s.Null() {
+		return true
+	}
+	v, ok := b.s.Int()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+func (b *respBodyScan) usage(u *respUsage) bool {
+	s := b.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "input_tokens":
+			return b.int(&u.InputTokens)
+		case "output_tokens":
+			return b.int(&u.OutputTokens)
+		case "total_tokens":
+			return b.int(&u.TotalTokens)
+		case "input_tokens_details":
+			if s.Null() {
+				return true
+			}
+			return respOnce(&seen, 1) && s.Object(func(key []byte) bool {
+				switch string(key) {
+				case "cached_tokens":
+					return b.int(&u.InputTokensDetails.CachedTokens)
+				case "cache_write_tokens":
+					return b.int(&u.InputTokensDetails.CacheWriteTokens)
+				}
+				return b.skip(key, respInDetailsFields)
+			})
+		case "output_tokens_details":
+			if s.Null() {
+				return true
+			}
+			return respOnce(&seen, 2) && s.Object(func(key []byte) bool {
+				if string(key) == "reasoning_tokens" {
+					return b.int(&u.OutputTokensDetails.ReasoningTokens)
+				}
+				return b.skip(key, respOutDetailsFields)
+			})
+		}
+		return b.skip(key, respUsageFields)
+	})
+}
+
+func (b *respBodyScan) item(it *respOutItem) bool {
+	s := b.s
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return b.status(&it.Type)
+		case "id":
+			return b.str(&it.ID)
+		case "encrypted_content":
+			return b.str(&it.EncryptedContent)
+		case "call_id":
+			return b.str(&it.CallID)
+		case "name":
+			return b.str(&it.Name)
+		case "arguments":
+			return b.str(&it.Arguments)
+		case "content":
+			return respOnce(&seen, 1) && b.parts(&it.Content)
+		case "summary":
+			return respOnce(&seen, 2) && b.parts(&it.Summary)
+		}
+		return b.skip(key, respItemFields)
+	})
+}
+
+// parts reads a list of content or summary parts.
+func (b *respBodyScan) parts(dst *[]respOutPart) bool {
+	s := b.s
+	if s.Null() {
+		*dst = nil
+		return true
+	}
+	if s.Peek() != '[' {
+		return false
+	}
+	*dst = make([]respOutPart, 0, 1) // encoding/json: empty, not nil, for []
+	return s.Array(func() bool {
+		*dst = append(*dst, respOutPart{})
+		p := &(*dst)[len(*dst)-1]
+		return s.Object(func(key []byte) bool {
+			switch string(key) {
+			case "type":
+				return b.status(&p.Type)
+			case "text":
+				return b.str(&p.Text)
+			case "refusal":
+				return b.str(&p.Refusal)
+			}
+			return b.skip(key, respPartFields)
+		})
+	})
+}

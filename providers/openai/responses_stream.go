@@ -18,10 +18,12 @@ type respResponse struct {
 	Status            string            `json:"status"`
 	Output            []json.RawMessage `json:"output"`
 	Usage             *respUsage        `json:"usage"`
-	IncompleteDetails *struct {
-		Reason string `json:"reason"`
-	} `json:"incomplete_details"`
-	Error *respErrorBody `json:"error"`
+	IncompleteDetails *respIncomplete   `json:"incomplete_details"`
+	Error             *respErrorBody    `json:"error"`
+}
+
+type respIncomplete struct {
+	Reason string `json:"reason"`
 }
 
 type respUsage struct {
@@ -140,8 +142,8 @@ type respItem struct {
 	index     int    // output_index
 	typ       string // output item type
 	id        string
-	text      strings.Builder // message text, call arguments or reasoning text, as emitted
-	sub       int             // summary or content index of the last reasoning delta
+	text      respText // message text, call arguments or reasoning text, as emitted
+	sub       int      // summary or content index of the last reasoning delta
 	callID    string
 	name      string
 	call      int  // tool-call index within the response
@@ -149,6 +151,42 @@ type respItem struct {
 	encrypted string
 	refusal   bool
 	done      bool // the final item was seen; text is final
+}
+
+// respText is a strings.Builder that can also hold a whole string without
+// copying it: the final text of an item, which usually is all of it.
+type respText struct {
+	b     strings.Builder
+	s     string
+	whole bool // s is the text
+}
+
+// set makes s the text.
+func (t *respText) set(s string) {
+	t.b.Reset()
+	t.s, t.whole = s, true
+}
+
+func (t *respText) WriteString(s string) {
+	if t.whole {
+		t.b.WriteString(t.s)
+		t.s, t.whole = "", false
+	}
+	t.b.WriteString(s)
+}
+
+func (t *respText) Len() int {
+	if t.whole {
+		return len(t.s)
+	}
+	return t.b.Len()
+}
+
+func (t *respText) String() string {
+	if t.whole {
+		return t.s
+	}
+	return t.b.String()
 }
 
 // respAssembler builds a ModelResponse from output items, complete ones
@@ -308,8 +346,7 @@ func (a *respAssembler) addFinal(index int, w *respOutItem) {
 		if strings.HasPrefix(final, cur) {
 			rest = final[len(cur):]
 		}
-		it.text.Reset()
-		it.text.WriteString(final)
+		it.text.set(final)
 	}
 	switch w.Type {
 	case respItemMessage:
