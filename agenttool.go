@@ -11,59 +11,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// AgentToolOption configures the tool made by Agent.AsTool.
-type AgentToolOption func(*agentToolConfig)
-
-type agentToolConfig struct {
-	name, description string
-	schema            *jsonschema.Schema
-	prompt            func(ctx context.Context, args json.RawMessage) (string, error)
-	history           bool
-	policy            ToolPolicy
-	err               error
-}
-
-// AgentToolName sets the tool's name (the agent's Name by default, with
-// the characters a provider refuses replaced by '_').
-func AgentToolName(name string) AgentToolOption {
-	return func(c *agentToolConfig) { c.name = name }
-}
-
-// AgentToolDescription sets the tool's description (the agent's
-// Description by default).
-func AgentToolDescription(d string) AgentToolOption {
-	return func(c *agentToolConfig) { c.description = d }
-}
-
-// AgentToolInput makes the tool take a typed input: its schema is
-// inferred from In as NewTool does, the model's arguments are validated
-// against it, and prompt turns them into the agent's input. Without it the
-// tool takes {"input": string}, used as the prompt as is.
-func AgentToolInput[In any](prompt func(In) (string, error)) AgentToolOption {
-	return func(c *agentToolConfig) {
-		c.schema, c.err = jsonschema.For[In](nil)
-		c.prompt = func(_ context.Context, args json.RawMessage) (string, error) {
-			var in In
-			if err := json.Unmarshal(args, &in); err != nil {
-				return "", &ToolError{Kind: ToolInvalidArgs, Err: err}
-			}
-			return prompt(in)
-		}
-	}
-}
-
-// AgentToolHistory gives the agent the conversation its caller's model saw
-// before the call, ahead of its input. By default it sees its input only.
-func AgentToolHistory() AgentToolOption {
-	return func(c *agentToolConfig) { c.history = true }
-}
-
-// AgentToolPolicy sets the tool's policy: a timeout for the whole nested
-// run, a cap on its answer's size, or a human approval before it starts.
-func AgentToolPolicy(p ToolPolicy) AgentToolOption {
-	return func(c *agentToolConfig) { c.policy = p }
-}
-
 // agentInput is the default input of an agent's tool.
 type agentInput struct {
 	Input string `json:"input" jsonschema:"the request for the agent, complete: it sees nothing else of the conversation"`
@@ -72,6 +19,20 @@ type agentInput struct {
 // AsTool returns a Tool that runs the agent, so another agent can call it.
 // Its answer (Result.Output) is the tool's result; its failure, as any
 // tool's, an is-error result the calling model sees.
+//
+// The tool is named after Agent.Name (with the characters a provider
+// refuses replaced by '_') and described by Agent.Description. To offer
+// the agent under another name, call AsTool on a copy of the Agent with
+// that Name: the name the calling model knows it by is then also the one
+// its events and Result.UsageByAgent carry.
+//
+// AsTool takes ToolOptions, as NewTool does: WithApproval asks a human
+// before the agent starts, WithToolTimeout bounds the whole nested run,
+// WithMaxToolOutput caps its answer's size. The tool takes {"input":
+// string}, the agent's input as is; WithInputSchema gives it another input
+// (SchemaFor[T]() for a struct T), which the model's arguments are
+// validated against and which the agent receives as that JSON text.
+// WithCallerHistory gives it the conversation its caller's model saw.
 //
 // Called by a run, the agent runs as part of that run, on the same
 // Runtime: its events go to the run's Stream and observers, between
@@ -82,46 +43,35 @@ type agentInput struct {
 // preparers apply to it too; cancelling the run cancels it. A call of its
 // tools that needs approval interrupts the whole run: Result.Pending lists
 // it, and Resume with its decision goes on inside the agent, then in its
-// caller. The agent sees its input only, unless AgentToolHistory.
+// caller. The agent sees its input only, unless WithCallerHistory.
 //
 // Called outside a run (or through a Tool that wraps it), it runs on a
 // Runtime of its own, with no approvals.
 //
-// AsTool panics on an invalid AgentToolName or an AgentToolInput type with
-// no object schema, programming errors like those NewTool panics on.
-func (a *Agent) AsTool(opts ...AgentToolOption) Tool {
-	var c agentToolConfig
-	for _, o := range opts {
-		o(&c)
+// AsTool panics on an input schema that is not an object, a programming
+// error like those NewTool panics on.
+func (a *Agent) AsTool(opts ...ToolOption) Tool {
+	def, err := jsonschema.For[agentInput](nil)
+	if err != nil {
+		panic(err) // agentInput is a plain struct
 	}
-	if c.err != nil {
-		panic(fmt.Sprintf("runlet: agent %q as a tool: inferring input schema: %v", a.Name, c.err))
+	desc := cmp.Or(a.Description, "Ask the "+a.Name+" agent.")
+	ft, err := newFuncTool(ToolSpec{Name: toolNameFor(a.Name), Description: desc, InputSchema: def}, opts)
+	if err != nil {
+		panic(fmt.Sprintf("runlet: agent %q as a tool: %v", a.Name, err))
 	}
-	name := cmp.Or(c.name, toolNameFor(a.Name))
-	desc := cmp.Or(c.description, a.Description, "Ask the "+a.Name+" agent.")
-	prompt := c.prompt
-	if prompt == nil {
-		prompt = func(ctx context.Context, args json.RawMessage) (string, error) {
+	if ft.spec.InputSchema == def {
+		ft.call = func(_ context.Context, args json.RawMessage) (string, error) {
 			var in agentInput
 			if err := json.Unmarshal(args, &in); err != nil {
 				return "", &ToolError{Kind: ToolInvalidArgs, Err: err}
 			}
 			return in.Input, nil
 		}
-	}
-	var in Tool
-	var err error
-	if c.schema == nil {
-		in, err = NewToolE(name, desc, func(context.Context, agentInput) (string, error) { return "", nil })
 	} else {
-		in, err = NewToolE(name, desc, func(context.Context, struct{}) (string, error) { return "", nil }, WithInputSchema(c.schema))
+		ft.call = func(_ context.Context, args json.RawMessage) (string, error) { return string(args), nil }
 	}
-	if err != nil {
-		panic(err)
-	}
-	ft := in.(*funcTool)
-	ft.call, ft.policy = prompt, c.policy
-	return &agentTool{agent: a, in: ft, history: c.history}
+	return &agentTool{agent: a, in: ft, history: ft.callerHistory}
 }
 
 // agentTool is the Tool AsTool makes.

@@ -341,29 +341,36 @@ type cityIn struct {
 
 func TestAgentToolInputAndHistory(t *testing.T) {
 	researcher := researcherAgent()
-	tool := researcher.AsTool(
-		runlet.AgentToolName("ask_researcher"),
-		runlet.AgentToolDescription("Weather of a city."),
-		runlet.AgentToolInput(func(in cityIn) (string, error) { return in.City, nil }),
-		runlet.AgentToolHistory(),
-	)
+	named := *researcher
+	named.Name, named.Description = "ask_researcher", "Weather of a city."
+	tool := named.AsTool(runlet.WithInputSchema(runlet.SchemaFor[cityIn]()), runlet.WithCallerHistory())
 	spec := tool.Spec()
 	if spec.Name != "ask_researcher" || spec.Description != "Weather of a city." || spec.InputSchema.Properties["city"] == nil {
 		t.Fatalf("spec %+v", spec)
 	}
 	writer := &runlet.Agent{Name: "writer", Model: runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c0", "ask_researcher", `{"town":"Rome"}`)),
 		runlettest.ToolCallReply(runlettest.Call("c1", "ask_researcher", `{"city":"Rome"}`)),
 		runlettest.TextReply("ok"),
 	), Tools: []runlet.Tool{tool}}
-	if _, err := runlet.NewRuntime().Run(context.Background(), writer, "weather", runlet.WithHistory(runlet.UserText("hi"), runlet.AssistantText("hello"))); err != nil {
+	res, err := runlet.NewRuntime().Run(context.Background(), writer, "weather", runlet.WithHistory(runlet.UserText("hi"), runlet.AssistantText("hello")))
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Arguments outside the schema never reach the agent (the caller sees
+	// the is-error result, and so does the agent, in its history).
+	if r := res.Messages[2].Parts[0].(runlet.ToolResultPart); !r.IsError {
+		t.Fatalf("invalid arguments answered %+v", r)
+	}
+	if res.UsageByAgent["ask_researcher"].Requests == 0 {
+		t.Fatalf("usage by agent %v", res.UsageByAgent)
 	}
 	req := researcher.Model.(*runlettest.Model).Requests()[0]
 	var texts []string
 	for _, m := range req.Messages {
 		texts = append(texts, string(m.Role)+":"+m.Text())
 	}
-	if got := strings.Join(texts, "|"); got != "user:hi|assistant:hello|user:weather|user:Rome" {
+	if got := strings.Join(texts, "|"); got != `user:hi|assistant:hello|user:weather|assistant:|tool:|user:{"city":"Rome"}` {
 		t.Fatalf("researcher saw %s", got)
 	}
 	// Defaults: the agent's name and description.
@@ -372,6 +379,27 @@ func TestAgentToolInputAndHistory(t *testing.T) {
 	}
 	if s := (&runlet.Agent{Name: "Billing Team"}).AsTool().Spec(); s.Name != "Billing_Team" {
 		t.Fatalf("name %q", s.Name)
+	}
+}
+
+func TestAgentToolOptions(t *testing.T) {
+	tool := researcherAgent().AsTool(runlet.WithToolTimeout(time.Second), runlet.WithMaxToolOutput(10), runlet.WithApproval())
+	p := tool.(interface{ Policy() runlet.ToolPolicy }).Policy()
+	if p != (runlet.ToolPolicy{Timeout: time.Second, MaxOutput: 10, RequiresApproval: true}) {
+		t.Fatalf("policy %+v", p)
+	}
+	type city string
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("AsTool took a schema that is not an object")
+			}
+		}()
+		researcherAgent().AsTool(runlet.WithInputSchema(runlet.SchemaFor[city]()))
+	}()
+	_, err := runlet.NewToolE("f", "", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.WithCallerHistory())
+	if err == nil || !strings.Contains(err.Error(), "WithCallerHistory") {
+		t.Fatalf("NewToolE with WithCallerHistory: %v", err)
 	}
 }
 

@@ -27,8 +27,8 @@
 // # Options
 //
 // Options follow one scheme at three levels. NewRuntime takes
-// RuntimeOptions, a run (Run, Stream, RunAs) takes RunOptions, NewTool takes
-// ToolOptions. A concept has one name whatever the level, and an option
+// RuntimeOptions, a run (Run, Stream, RunAs) takes RunOptions, NewTool and
+// Agent.AsTool (an agent as another's tool) take ToolOptions. A concept has one name whatever the level, and an option
 // meaningful at several levels works at each, the most specific winning
 // (tool over run over Runtime): WithLimits, WithMaxTurns and WithPrices (a
 // SharedOption: Runtime or run; Agent.MaxTurns sits between the two),
@@ -37,10 +37,9 @@
 // WithPreparers, whose run values come after the Runtime's. Run only:
 // WithSession, WithHistory, WithInput, WithRunID, WithSettings,
 // WithOptions, and for typed answers WithOutputSchema, WithOutputMode and
-// WithOutputRetries. Tool only: WithApproval, WithInputSchema. Runtime
-// only: the stores, WithToolConcurrency, WithLogger. Agent.AsTool, which
-// makes an agent a tool of another, takes its own AgentToolOptions, named
-// AgentTool*. Values an option leaves unset are documented on the option
+// WithOutputRetries. Tool only: WithApproval, WithInputSchema, and for an
+// agent's tool WithCallerHistory. Runtime only: the stores,
+// WithToolConcurrency, WithLogger. Values an option leaves unset are documented on the option
 // (20 turns, 8 concurrent tool calls, 64 KiB of tool output, 2 output
 // retries). Where a run is, and how it ended (Result.Status), is one
 // RunState.

@@ -107,7 +107,7 @@ func TestAgentToolPolicyApproval(t *testing.T) {
 	writer := &runlet.Agent{Name: "writer", Model: runlettest.NewModel(
 		runlettest.ToolCallReply(runlettest.Call("c1", "researcher", `{"input":"Rome"}`)),
 		runlettest.TextReply("ok"),
-	), Tools: []runlet.Tool{researcher.AsTool(runlet.AgentToolPolicy(runlet.ToolPolicy{RequiresApproval: true}))}}
+	), Tools: []runlet.Tool{researcher.AsTool(runlet.WithApproval())}}
 	res, err := runlet.NewRuntime(runlet.WithStore(store)).Run(context.Background(), writer, "go")
 	if err != nil || res.Status != runlet.StateInterrupted || len(res.Pending) != 1 || res.Pending[0].ID != "c1" {
 		t.Fatalf("res %+v err %v", res, err)

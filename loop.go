@@ -384,7 +384,7 @@ func (r *run) transition(to RunState) {
 }
 
 // transcript returns the conversation before the current turn's tool
-// calls: what an agent called as a tool with AgentToolHistory sees.
+// calls: what an agent called as a tool WithCallerHistory sees.
 func (r *run) transcript() []Message {
 	msgs := r.conversation()
 	if n := len(msgs); n > 0 && msgs[n-1].Role == RoleAssistant {

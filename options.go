@@ -220,7 +220,18 @@ func WithApproval() ToolOption {
 	return toolOption(func(t *funcTool) { t.policy.RequiresApproval = true })
 }
 
-// WithInputSchema replaces the tool's inferred input schema.
+// WithInputSchema replaces the tool's inferred input schema (see
+// SchemaFor). On an agent's tool (Agent.AsTool) it replaces the default
+// {"input": string}, and the agent's input is then the model's arguments,
+// the JSON object as the model wrote it.
 func WithInputSchema(s *jsonschema.Schema) ToolOption {
 	return toolOption(func(t *funcTool) { t.spec.InputSchema = s })
+}
+
+// WithCallerHistory gives an agent called as a tool (Agent.AsTool) the
+// conversation its caller's model saw before the call, ahead of its input.
+// Without it the agent sees its input only. NewTool refuses it: a function
+// tool sees its arguments only.
+func WithCallerHistory() ToolOption {
+	return toolOption(func(t *funcTool) { t.callerHistory = true })
 }

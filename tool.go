@@ -47,6 +47,8 @@ type funcTool struct {
 	// growth). decode returns a *In.
 	decode func(args json.RawMessage) (any, error)
 	run    func(ctx context.Context, in any) (string, error)
+	// callerHistory is WithCallerHistory's, which only AsTool accepts.
+	callerHistory bool
 }
 
 // NewTool makes a Tool from a typed function. The input schema is inferred
@@ -76,27 +78,23 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 	if fn == nil {
 		return nil, fmt.Errorf("runlet: tool %q has a nil func", name)
 	}
-	t := &funcTool{spec: ToolSpec{Name: name, Description: description}}
+	spec := ToolSpec{Name: name, Description: description}
 	if reflect.TypeFor[In]() == reflect.TypeFor[struct{}]() || reflect.TypeFor[In]() == reflect.TypeFor[any]() {
-		t.spec.InputSchema = &jsonschema.Schema{Type: "object"}
+		spec.InputSchema = &jsonschema.Schema{Type: "object"}
 	} else {
 		s, err := jsonschema.For[In](nil)
 		if err != nil {
 			return nil, fmt.Errorf("runlet: tool %q: inferring input schema: %w", name, err)
 		}
-		t.spec.InputSchema = s
+		spec.InputSchema = s
 	}
-	for _, o := range opts {
-		o.applyTool(t)
-	}
-	if s := t.spec.InputSchema; s == nil || s.Type != "object" {
-		return nil, fmt.Errorf("runlet: tool %q: the input schema must be a JSON object schema (type \"object\"), as providers require; use a struct for In", name)
-	}
-	r, err := t.spec.InputSchema.Resolve(nil)
+	t, err := newFuncTool(spec, opts)
 	if err != nil {
-		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", name, err)
+		return nil, err
 	}
-	t.resolved, t.quick = r, compileQuick(t.spec.InputSchema)
+	if t.callerHistory {
+		return nil, fmt.Errorf("runlet: tool %q: WithCallerHistory is for an agent's tool (Agent.AsTool); a function tool sees its arguments only", name)
+	}
 	t.decode = func(args json.RawMessage) (any, error) {
 		in := new(In)
 		if err := json.Unmarshal(args, in); err != nil {
@@ -148,6 +146,25 @@ func (t *funcTool) predecode(args json.RawMessage) (in any) {
 
 // decodeFailed is the decoding error a call returns (see predecode).
 type decodeFailed struct{ err error }
+
+// newFuncTool makes the part of a tool that NewTool and Agent.AsTool
+// share: spec as opts leave it, its input schema checked and resolved. The
+// caller sets its call.
+func newFuncTool(spec ToolSpec, opts []ToolOption) (*funcTool, error) {
+	t := &funcTool{spec: spec}
+	for _, o := range opts {
+		o.applyTool(t)
+	}
+	if s := t.spec.InputSchema; s == nil || s.Type != "object" {
+		return nil, fmt.Errorf("runlet: tool %q: the input schema must be a JSON object schema (type \"object\"), as providers require; use a struct for In", spec.Name)
+	}
+	r, err := t.spec.InputSchema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", spec.Name, err)
+	}
+	t.resolved, t.quick = r, compileQuick(t.spec.InputSchema)
+	return t, nil
+}
 
 func encodeOutput(out any) (string, error) {
 	switch v := out.(type) {
