@@ -87,6 +87,10 @@ type run struct {
 	// turnResults)
 	turnResultBuf [turnCalls]ToolResultPart
 	turnInvokes   [turnCalls]invocation
+	// where a call running alone leaves its result (see callTool); not
+	// used again once a tool was abandoned
+	wait     toolWait
+	waitLost bool
 
 	ownSink   sink
 	ownLedger ledger

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -833,5 +834,43 @@ func TestSessionWithoutStoreFailsFirst(t *testing.T) {
 	// Without a session, the same Runtime runs.
 	if _, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model}, "hello"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A tool abandoned after its timeout may still return while a later call
+// runs: the later call gets its own result, never the abandoned one's.
+func TestAbandonedToolDoesNotAnswerALaterCall(t *testing.T) {
+	release, stubbornDone := make(chan struct{}), make(chan struct{})
+	stubborn := runlet.NewTool("stubborn", "ignores its context", func(ctx context.Context, _ struct{}) (string, error) {
+		defer close(stubbornDone)
+		<-release
+		return "late", nil
+	}, runlet.WithToolTimeout(10*time.Millisecond))
+	fast := runlet.NewTool("fast", "lets the stubborn tool return, then answers", func(ctx context.Context, _ struct{}) (string, error) {
+		close(release)
+		<-stubbornDone
+		return "fast", nil
+	})
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c1", "stubborn", `{}`)),
+		runlettest.ToolCallReply(runlettest.Call("c2", "fast", `{}`)),
+		runlettest.ToolCallReply(runlettest.Call("c3", "fast2", `{}`)),
+		runlettest.TextReply("done"),
+	)
+	fast2 := runlet.NewTool("fast2", "answers", func(ctx context.Context, _ struct{}) (string, error) { return "fast2", nil })
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{stubborn, fast, fast2}}
+	res, err := runlet.NewRuntime(runlet.WithLogger(discardLogger())).Run(context.Background(), agent, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Messages {
+		if m.Role == runlet.RoleTool {
+			got = append(got, m.Parts[0].(runlet.ToolResultPart).Content)
+		}
+	}
+	want := []string{"Error: the tool timed out after 10ms.", "fast", "fast2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("results %q, want %q", got, want)
 	}
 }

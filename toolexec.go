@@ -199,7 +199,7 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 		if r.ctx.Err() != nil {
 			o = toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
 		} else {
-			o = r.callTool(calls[i], i, &invokes[0])
+			o = r.callTool(calls[i], i, &invokes[0], true)
 		}
 		var hookFailed bool
 		r.collect(calls, o, results, &hookFailed)
@@ -222,7 +222,7 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 				return
 			}
 			defer func() { <-sem }()
-			done <- r.callTool(calls[i], i, &invokes[k])
+			done <- r.callTool(calls[i], i, &invokes[k], false)
 		}()
 	}
 	var hookFailed bool
@@ -364,11 +364,19 @@ func invalidArgs(tool string, err error) string {
 	return fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", tool, err)
 }
 
-// callTool runs one checked call on a worker and turns every failure into a
-// message the model can act on. It returns when the tool returns, or when
-// its timeout or the run's cancellation fires (a tool that ignores its
-// context is abandoned after toolGrace).
-func (r *run) callTool(c ToolCallPart, i int, checked *invocation) toolOutcome {
+// toolWait is where a tool's goroutine leaves its result for callTool.
+type toolWait struct {
+	done chan struct{} // signalled once s and err are set
+	s    string
+	err  error
+}
+
+// callTool runs one checked call (solo: the turn's only one, on the run
+// goroutine) and turns every failure into a message the model can act on.
+// It returns when the tool returns, or when its timeout or the run's
+// cancellation fires (a tool that ignores its context is abandoned after
+// toolGrace).
+func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) toolOutcome {
 	// A copy: the tool's goroutine may outlive the turn whose buffer
 	// checked is in (a tool abandoned after its timeout).
 	inv := *checked
@@ -387,30 +395,41 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation) toolOutcome {
 	}
 	defer cancel()
 
-	type ret struct {
-		s   string
-		err error
+	// The tool's goroutine leaves its result in w and signals w.done. A
+	// call running alone uses the run's own w, until a tool is abandoned
+	// (it may still write there); otherwise each call has its own.
+	w := &r.wait
+	if !solo || r.waitLost {
+		w = &toolWait{}
 	}
-	ch := make(chan ret, 1)
+	if w.done == nil {
+		w.done = make(chan struct{}, 1) // buffered: a late tool never blocks
+	}
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
 				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), inv.maxOutput), "stack", string(debug.Stack()))
-				ch <- ret{err: &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}}
+				w.s, w.err = "", &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}
+				w.done <- struct{}{}
 			}
 		}()
-		s, err := inv.call(ctx, r, c.ID)
-		ch <- ret{s, err}
+		w.s, w.err = inv.call(ctx, r, c.ID)
+		w.done <- struct{}{}
 	}()
-	var res ret
+	var res toolWait
 	select {
-	case res = <-ch:
+	case <-w.done:
+		res.s, res.err = w.s, w.err
 	case <-ctx.Done():
 		// Give a cooperative tool its chance to return its own result.
 		select {
-		case res = <-ch:
+		case <-w.done:
+			res.s, res.err = w.s, w.err
 		case <-time.After(toolGrace):
 			res.err = ctx.Err()
+			if w == &r.wait {
+				r.waitLost = true
+			}
 		}
 	}
 	if res.err == nil {
