@@ -67,6 +67,8 @@ type resolved struct {
 	model  string
 	limit  int64 // MaxResponseBytes, resolved
 	client *httpc.Client
+	// generate and stream are model's endpoints, made once.
+	generate, stream string
 }
 
 func (c Config) resolve() resolved {
@@ -101,17 +103,31 @@ func (c Config) resolve() resolved {
 	case retries < 0:
 		retries = 0
 	}
-	return resolved{
+	r := resolved{
 		name:   name,
 		base:   base,
 		model:  c.Model,
 		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
 	}
+	if r.model != "" {
+		r.generate, r.stream = r.makeEndpoint(r.model, false), r.makeEndpoint(r.model, true)
+	}
+	return r
 }
 
 // endpoint is the URL of a model's method.
 func (r *resolved) endpoint(model string, stream bool) string {
+	if model == r.model && r.generate != "" {
+		if stream {
+			return r.stream
+		}
+		return r.generate
+	}
+	return r.makeEndpoint(model, stream)
+}
+
+func (r *resolved) makeEndpoint(model string, stream bool) string {
 	model = strings.TrimPrefix(model, "models/")
 	if stream {
 		return r.base + "/models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"

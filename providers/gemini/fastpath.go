@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/runlet/runlet/internal/jsonscan"
 )
@@ -25,9 +26,43 @@ type chunkScanner struct {
 	cands []wireCandidate
 	parts []wirePart
 	texts []string
+	calls []wireFunctionCall
 	usage wireUsage
 	model string // the last modelVersion and responseId, reused when repeated
 	id    string
+	// owned is set for a whole body nothing else reuses or changes:
+	// function call args may then alias it instead of being copied.
+	owned bool
+	resp  wireResponse // a pooled scanner's response (see getChunkScanner)
+}
+
+// maxPooledParts bounds the storage a pooled chunkScanner keeps.
+const maxPooledParts = 64
+
+var chunkScanners = sync.Pool{New: func() any { return new(chunkScanner) }}
+
+// getChunkScanner returns a scanner for one whole body, to release when
+// its response has been assembled (the assembler copies what it keeps).
+func getChunkScanner() *chunkScanner {
+	c := chunkScanners.Get().(*chunkScanner)
+	c.owned = true
+	return c
+}
+
+// release drops what c holds, but for the last model and response IDs,
+// and returns it to the pool.
+func (c *chunkScanner) release() {
+	if cap(c.parts) > maxPooledParts || cap(c.cands) > maxPooledParts || cap(c.texts) > maxPooledParts || cap(c.calls) > maxPooledParts {
+		return
+	}
+	clear(c.cands[:cap(c.cands)])
+	clear(c.parts[:cap(c.parts)])
+	clear(c.texts[:cap(c.texts)])
+	clear(c.calls[:cap(c.calls)])
+	c.cands, c.parts, c.texts, c.calls = c.cands[:0], c.parts[:0], c.texts[:0], c.calls[:0]
+	c.resp, c.owned = wireResponse{}, false
+	c.s.Reset(nil)
+	chunkScanners.Put(c)
 }
 
 // decode fills r from data: with the fast path, or with encoding/json.
@@ -54,7 +89,7 @@ func (c *chunkScanner) scan(data []byte, r *wireResponse) bool {
 	s := &c.s
 	s.Reset(data)
 	*r = wireResponse{}
-	c.cands, c.parts, c.texts = c.cands[:0], c.parts[:0], c.texts[:0]
+	c.cands, c.parts, c.texts, c.calls = c.cands[:0], c.parts[:0], c.texts[:0], c.calls[:0]
 	var seen uint8
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
@@ -187,7 +222,8 @@ func (c *chunkScanner) part() bool {
 			if p.FunctionCall != nil || s.Peek() != '{' {
 				return false
 			}
-			p.FunctionCall = new(wireFunctionCall)
+			c.calls = append(c.calls, wireFunctionCall{})
+			p.FunctionCall = &c.calls[len(c.calls)-1]
 			return c.call(p.FunctionCall)
 		default:
 			return skip(s, key, partFields) // inline data, files, responses: left to encoding/json
@@ -211,7 +247,11 @@ func (c *chunkScanner) call(fc *wireFunctionCall) bool {
 			}
 			var raw []byte
 			if raw, ok = s.Skip(); ok {
-				fc.Args = append(json.RawMessage(nil), raw...)
+				if c.owned {
+					fc.Args = raw
+				} else {
+					fc.Args = append(json.RawMessage(nil), raw...)
+				}
 			}
 		default:
 			return skip(s, key, callFields)

@@ -94,13 +94,14 @@ func (m *Model) readResponse(resp *http.Response) (*runlet.ModelResponse, error)
 	if err != nil {
 		return nil, err
 	}
-	var w wireResponse
-	var c chunkScanner
-	if err := c.decode(body, &w); err != nil {
+	c := getChunkScanner()
+	defer c.release()
+	w := &c.resp
+	if err := c.decode(body, w); err != nil {
 		return nil, m.cfg.client.DecodeError(resp, body, err)
 	}
 	a := m.newAssembler()
-	if err := a.add(&w, nil); err != nil {
+	if err := a.add(w, nil); err != nil {
 		return nil, err
 	}
 	return a.response()

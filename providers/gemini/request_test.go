@@ -250,3 +250,19 @@ func TestRequestInvalid(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// The configured model's endpoints are made once; they equal the ones
+// made per request for any other model.
+func TestEndpointCached(t *testing.T) {
+	for _, model := range []string{"gemini-3-pro-preview", "models/gemini-2.5-flash", "tuned/a b"} {
+		m := newTestModel("https://example.test/v1beta", Config{Model: model})
+		for _, stream := range []bool{false, true} {
+			if got, want := m.cfg.endpoint(model, stream), m.cfg.makeEndpoint(model, stream); got != want {
+				t.Errorf("%s (stream %v): %s, want %s", model, stream, got, want)
+			}
+		}
+	}
+	if m := newTestModel("https://example.test/v1beta", Config{Model: "gemini-3-pro-preview"}); m.cfg.endpoint("other", true) != "https://example.test/v1beta/models/other:streamGenerateContent?alt=sse" {
+		t.Error(m.cfg.endpoint("other", true))
+	}
+}
