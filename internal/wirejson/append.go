@@ -126,3 +126,13 @@ func AppendFloat(dst []byte, f float64) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// CompactOwned is Compact for JSON the caller owns and nothing changes
+// afterwards (a response body read for this call, a fresh copy): valid
+// JSON that is already compact is returned as it is, not copied.
+func CompactOwned(in json.RawMessage) json.RawMessage {
+	if len(in) > 0 && string(in) != "null" && compactASCII(in) && json.Valid(in) {
+		return in
+	}
+	return Compact(in)
+}

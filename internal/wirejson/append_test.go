@@ -119,3 +119,20 @@ func FuzzAppendFloat(f *testing.F) {
 	}
 	f.Fuzz(checkAppendFloat)
 }
+
+func TestCompactOwned(t *testing.T) {
+	for _, r := range append(appendRaws, "null", " null ", `{"a": 1}`) {
+		in := json.RawMessage(r)
+		got, want := CompactOwned(in), Compact(in)
+		if string(got) != string(want) {
+			t.Errorf("CompactOwned(%q) = %q, Compact gives %q", r, got, want)
+		}
+		if len(in) > 0 && len(got) > 0 && &got[0] == &in[0] && !json.Valid(in) {
+			t.Errorf("CompactOwned(%q) returned invalid input as it is", r)
+		}
+	}
+	in := json.RawMessage(`{"a":[1,"b c"]}`)
+	if got := CompactOwned(in); &got[0] != &in[0] {
+		t.Error("compact input copied")
+	}
+}

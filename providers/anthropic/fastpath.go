@@ -105,6 +105,7 @@ type responseScan struct {
 	s      jsonscan.Scanner
 	w      wireResponse
 	blocks []wireBlock
+	model  string // the last model read, kept across uses: it repeats
 }
 
 // maxPooledScanBlocks bounds the blocks a pooled responseScan keeps.
@@ -139,7 +140,17 @@ func (r *responseScan) scan(body []byte) bool {
 		case "id":
 			return r.str(&r.w.ID)
 		case "model":
-			return r.str(&r.w.Model)
+			save := *s
+			if v, ok := s.PlainString(); ok && string(v) == r.model {
+				r.w.Model = r.model
+				return true
+			}
+			*s = save
+			if !r.str(&r.w.Model) {
+				return false
+			}
+			r.model = r.w.Model
+			return true
 		case "stop_reason":
 			return r.str(&r.w.StopReason)
 		case "content":

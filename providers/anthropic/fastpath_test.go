@@ -90,6 +90,10 @@ func checkResponseScan(t *testing.T, body []byte) bool {
 	if !reflect.DeepEqual(r.w, want) {
 		t.Fatalf("%q:\nfast %+v\nslow %+v", body, r.w, want)
 	}
+	// Again, with the model string kept from the first read.
+	if !r.scan(body) || !reflect.DeepEqual(r.w, want) {
+		t.Fatalf("%q read again:\nfast %+v\nslow %+v", body, r.w, want)
+	}
 	return true
 }
 

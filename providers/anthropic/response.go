@@ -130,7 +130,9 @@ func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 				msg.Parts = append(msg.Parts, runlet.TextPart{Text: b.Text})
 			}
 		case "tool_use":
-			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: b.ID, Name: b.Name, Arguments: wirejson.Compact(b.Input)})
+			// The input slices the body read for this call, or is
+			// encoding/json's copy: not copied again when compact.
+			msg.Parts = append(msg.Parts, runlet.ToolCallPart{ID: b.ID, Name: b.Name, Arguments: wirejson.CompactOwned(b.Input)})
 			hasCalls = true
 		case "thinking":
 			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: b.Thinking, Signature: b.Signature, Provider: m.cfg.name})

@@ -179,7 +179,7 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 	switch {
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
-		argsJSON := wirejson.Compact(fc.Args)
+		argsJSON := wirejson.CompactOwned(fc.Args) // args are a copy or slice the body: ours
 		a.flush()
 		a.parts = append(a.parts, runlet.ToolCallPart{ID: fc.ID, Name: fc.Name, Arguments: argsJSON, Signature: sig, Provider: a.name})
 		if emit != nil {
