@@ -196,15 +196,19 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 			switch last := a.parts[n-1].(type) {
 			case runlet.ReasoningPart:
 				if p.Thought && (sig == "" || last.Signature == "") {
-					last.Signature += sig
-					a.parts[n-1] = last
+					if sig != "" { // else unchanged: storing it again would box it again
+						last.Signature = sig
+						a.parts[n-1] = last
+					}
 					a.grow(kind, text, emit)
 					return
 				}
 			case runlet.TextPart:
 				if !p.Thought && (sig == "" || last.Signature == "") {
-					last.Signature += sig
-					a.parts[n-1] = last
+					if sig != "" { // else unchanged: storing it again would box it again
+						last.Signature = sig
+						a.parts[n-1] = last
+					}
 					a.grow(kind, text, emit)
 					return
 				}
