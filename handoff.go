@@ -89,11 +89,22 @@ func (r *run) handOff() bool {
 // history and the run's messages, or, after a handoff with a Filter, what
 // the filter kept and the messages since.
 func (r *run) conversation() []Message {
+	return r.appendConversation(make([]Message, 0, r.conversationLen()))
+}
+
+// conversationLen is len(r.conversation()).
+func (r *run) conversationLen() int {
 	if r.filtered {
-		msgs := make([]Message, 0, len(r.view)+len(r.added)-r.viewAt)
+		return len(r.view) + len(r.added) - r.viewAt
+	}
+	return len(r.history) + len(r.added)
+}
+
+// appendConversation appends the conversation to msgs.
+func (r *run) appendConversation(msgs []Message) []Message {
+	if r.filtered {
 		return append(append(msgs, r.view...), r.added[r.viewAt:]...)
 	}
-	msgs := make([]Message, 0, len(r.history)+len(r.added))
 	return append(append(msgs, r.history...), r.added...)
 }
 
