@@ -85,6 +85,11 @@ var (
 	responseFields = []string{"type", "id", "model", "content", "stop_reason", "usage"}
 	blockFields    = []string{"type", "text", "id", "name", "input", "thinking", "signature", "data"}
 	usageFields    = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details"}
+	detailsFields  = []string{"thinking_tokens"}
+
+	eventFields      = []string{"type", "index", "delta", "content_block", "message", "usage", "request_id"}
+	eventDeltaFields = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason"}
+	startFields      = []string{"id", "model", "usage"}
 )
 
 // responseScan is the fast path for a whole (non-streamed) response body,
@@ -136,9 +141,9 @@ func (r *responseScan) scan(body []byte) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return r.str(&r.w.Type)
+			return str(s, &r.w.Type)
 		case "id":
-			return r.str(&r.w.ID)
+			return str(s, &r.w.ID)
 		case "model":
 			save := *s
 			if v, ok := s.PlainString(); ok && string(v) == r.model {
@@ -146,18 +151,17 @@ func (r *responseScan) scan(body []byte) bool {
 				return true
 			}
 			*s = save
-			if !r.str(&r.w.Model) {
+			if !str(s, &r.w.Model) {
 				return false
 			}
 			r.model = r.w.Model
 			return true
 		case "stop_reason":
-			return r.str(&r.w.StopReason)
+			return str(s, &r.w.StopReason)
 		case "content":
-			if seen&1 != 0 || s.Null() {
+			if !once(&seen, 1) || s.Null() {
 				return false
 			}
-			seen |= 1
 			start := len(r.blocks)
 			if !s.Array(r.block) {
 				return false
@@ -165,36 +169,85 @@ func (r *responseScan) scan(body []byte) bool {
 			r.w.Content = r.blocks[start:len(r.blocks):len(r.blocks)]
 			return true
 		case "usage":
-			if seen&2 != 0 {
-				return false
-			}
-			seen |= 2
-			return r.usage(&r.w.Usage)
+			return once(&seen, 2) && scanUsage(s, &r.w.Usage)
 		}
-		return r.skip(key, responseFields)
+		return skip(s, key, responseFields)
 	})
 	return ok && s.End()
 }
 
 // skip passes over the value of a key the fast path does not read, unless
 // the key matches one of fields.
-func (r *responseScan) skip(key []byte, fields []string) bool {
+func skip(s *jsonscan.Scanner, key []byte, fields []string) bool {
 	if jsonscan.Folds(key, fields...) {
 		return false
 	}
-	_, ok := r.s.Skip()
+	_, ok := s.Skip()
 	return ok
 }
 
-// Strings the fast path returns without allocating.
-var internedStrings = [...]string{
-	"message", "error", "text", "tool_use", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result",
-	"end_turn", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded",
+// once records bit in seen, reporting false if it was there: a repeated
+// object key, which encoding/json merges, is left to it.
+func once(seen *uint8, bit uint8) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// intern returns the string for the type names and stop reasons the API
+// sends, without allocating.
+func intern(v []byte) (string, bool) {
+	switch string(v) {
+	case "message":
+		return "message", true
+	case "error":
+		return "error", true
+	case "text":
+		return "text", true
+	case "tool_use":
+		return "tool_use", true
+	case "thinking":
+		return "thinking", true
+	case "redacted_thinking":
+		return "redacted_thinking", true
+	case "server_tool_use":
+		return "server_tool_use", true
+	case "web_search_tool_result":
+		return "web_search_tool_result", true
+	case "end_turn":
+		return "end_turn", true
+	case "max_tokens":
+		return "max_tokens", true
+	case "stop_sequence":
+		return "stop_sequence", true
+	case "pause_turn":
+		return "pause_turn", true
+	case "refusal":
+		return "refusal", true
+	case "model_context_window_exceeded":
+		return "model_context_window_exceeded", true
+	case "message_start":
+		return "message_start", true
+	case "message_delta":
+		return "message_delta", true
+	case "message_stop":
+		return "message_stop", true
+	case "content_block_start":
+		return "content_block_start", true
+	case "content_block_stop":
+		return "content_block_stop", true
+	case "content_block_delta":
+		return "content_block_delta", true
+	case "":
+		return "", true
+	}
+	return "", false
 }
 
 // str reads a string field; null leaves it, as encoding/json does.
-func (r *responseScan) str(dst *string) bool {
-	s := &r.s
+func str(s *jsonscan.Scanner, dst *string) bool {
 	if s.Null() {
 		return true
 	}
@@ -203,13 +256,11 @@ func (r *responseScan) str(dst *string) bool {
 	}
 	save := *s
 	if v, ok := s.PlainString(); ok {
-		for _, known := range internedStrings {
-			if string(v) == known {
-				*dst = known
-				return true
-			}
+		if known, ok := intern(v); ok {
+			*dst = known
+		} else {
+			*dst = string(v)
 		}
-		*dst = string(v)
 		return true
 	}
 	*s = save // escapes or invalid UTF-8: read it again, decoding
@@ -218,27 +269,42 @@ func (r *responseScan) str(dst *string) bool {
 	return ok
 }
 
+// integer reads an int field; null leaves it, as encoding/json does.
+func integer(s *jsonscan.Scanner, dst *int) bool {
+	if s.Null() {
+		return true
+	}
+	v, ok := s.Int()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
 func (r *responseScan) block() bool {
-	s := &r.s
 	r.blocks = append(r.blocks, wireBlock{})
-	i := len(r.blocks) - 1
+	return scanBlock(&r.s, &r.blocks[len(r.blocks)-1])
+}
+
+// scanBlock reads a content block into b (a response's, or a
+// content_block_start event's). Its input slices the input.
+func scanBlock(s *jsonscan.Scanner, b *wireBlock) bool {
 	return s.Object(func(key []byte) bool {
-		b := &r.blocks[i]
 		switch string(key) {
 		case "type":
-			return r.str(&b.Type)
+			return str(s, &b.Type)
 		case "text":
-			return r.str(&b.Text)
+			return str(s, &b.Text)
 		case "id":
-			return r.str(&b.ID)
+			return str(s, &b.ID)
 		case "name":
-			return r.str(&b.Name)
+			return str(s, &b.Name)
 		case "thinking":
-			return r.str(&b.Thinking)
+			return str(s, &b.Thinking)
 		case "signature":
-			return r.str(&b.Signature)
+			return str(s, &b.Signature)
 		case "data":
-			return r.str(&b.Data)
+			return str(s, &b.Data)
 		case "input":
 			if s.Peek() == 'n' {
 				return false // a RawMessage holds null: left to encoding/json
@@ -247,12 +313,12 @@ func (r *responseScan) block() bool {
 			b.Input = raw
 			return ok
 		}
-		return r.skip(key, blockFields)
+		return skip(s, key, blockFields)
 	})
 }
 
-func (r *responseScan) usage(u *wireUsage) bool {
-	s := &r.s
+// scanUsage reads a usage object into u, setting the fields present.
+func scanUsage(s *jsonscan.Scanner, u *wireUsage) bool {
 	var seenDetails bool
 	return s.Object(func(key []byte) bool {
 		var dst *int
@@ -266,7 +332,7 @@ func (r *responseScan) usage(u *wireUsage) bool {
 		case "cache_read_input_tokens":
 			dst = &u.CacheReadInputTokens
 		case "output_tokens_details":
-			if seenDetails || s.Peek() != '{' {
+			if seenDetails || u.OutputTokensDetails != nil || s.Peek() != '{' {
 				return false // null, repeated: left to encoding/json
 			}
 			seenDetails = true
@@ -276,25 +342,82 @@ func (r *responseScan) usage(u *wireUsage) bool {
 			d := u.OutputTokensDetails
 			return s.Object(func(key []byte) bool {
 				if string(key) == "thinking_tokens" {
-					return r.int(&d.ThinkingTokens)
+					return integer(s, &d.ThinkingTokens)
 				}
-				return r.skip(key, []string{"thinking_tokens"})
+				return skip(s, key, detailsFields)
 			})
 		default:
-			return r.skip(key, usageFields)
+			return skip(s, key, usageFields)
 		}
-		return r.int(dst)
+		return integer(s, dst)
 	})
 }
 
-// int reads an int field; null leaves it, as encoding/json does.
-func (r *responseScan) int(dst *int) bool {
-	if r.s.Null() {
-		return true
-	}
-	v, ok := r.s.Int()
-	if ok {
-		*dst = v
-	}
-	return ok
+// parseEvent is the decoder's fast path for the stream events other than
+// text deltas (message_start, content_block_start and _stop,
+// message_delta, message_stop, input and thinking deltas): it reads data
+// into ev, which the caller has reset as for encoding/json, reporting
+// whether it could. It declines what responseScan declines, and a
+// repeated delta, content_block, message or usage key; the caller then
+// decodes the event with encoding/json (FuzzParseEvent compares the two).
+// A content block's input slices data, which the SSE reader reuses: the
+// decoder copies what it keeps.
+func parseEvent(s *jsonscan.Scanner, data []byte, ev *streamEvent) bool {
+	s.Reset(data)
+	var seen uint8
+	ok := s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return str(s, &ev.Type)
+		case "index":
+			return integer(s, &ev.Index)
+		case "request_id":
+			return str(s, &ev.RequestID)
+		case "delta":
+			return once(&seen, 1) && scanEventDelta(s, &ev.Delta)
+		case "content_block":
+			return once(&seen, 2) && scanBlock(s, &ev.ContentBlock)
+		case "message":
+			return once(&seen, 4) && scanStart(s, &ev.Message)
+		case "usage":
+			return once(&seen, 8) && scanUsage(s, &ev.Usage)
+		}
+		return skip(s, key, eventFields)
+	})
+	return ok && s.End()
+}
+
+func scanEventDelta(s *jsonscan.Scanner, dl *eventDelta) bool {
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return str(s, &dl.Type)
+		case "text":
+			return str(s, &dl.Text)
+		case "partial_json":
+			return str(s, &dl.PartialJSON)
+		case "thinking":
+			return str(s, &dl.Thinking)
+		case "signature":
+			return str(s, &dl.Signature)
+		case "stop_reason":
+			return str(s, &dl.StopReason)
+		}
+		return skip(s, key, eventDeltaFields)
+	})
+}
+
+func scanStart(s *jsonscan.Scanner, m *eventStart) bool {
+	var seen uint8
+	return s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return str(s, &m.ID)
+		case "model":
+			return str(s, &m.Model)
+		case "usage":
+			return once(&seen, 1) && scanUsage(s, &m.Usage)
+		}
+		return skip(s, key, startFields)
+	})
 }

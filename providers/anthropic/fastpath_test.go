@@ -1,12 +1,16 @@
 package anthropic
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/runlet/runlet/internal/jsonscan"
 )
 
 // responseBodies are the recorded non-streamed responses and shapes the
@@ -102,4 +106,106 @@ func FuzzResponseScan(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkResponseScan(t, body) })
+}
+
+// streamEventData returns every event's data in the recorded streams and
+// shapes of other events the fast path must read or decline.
+func streamEventData(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, s := range fixtureStreams(t) {
+		sc := bufio.NewScanner(bytes.NewReader(s))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				out = append(out, []byte(data))
+			} else if strings.HasPrefix(line, "{") {
+				out = append(out, []byte(line)) // .jsonl chunks
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1,"output_tokens_details":{"thinking_tokens":0}}}}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"abc"}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":15}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":null,"cache_read_input_tokens":4}}`,
+		`{"type":"message_stop"}`, `{"type":"content_block_stop","index":2}`, `{"type":"ping"}`,
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"url":"u"}}}`,
+		`{"type":"message_delta","usage":{},"usage":{}}`, `{"delta":{},"delta":{}}`, `{"Type":"message_stop"}`,
+		`{"message":{"usage":{"output_tokens_details":{"thinking_tokens":1}},"usage":{}}}`, `{"message":null}`,
+		`{"content_block":{"type":"tool_use","input":null}}`, `{"index":1.5}`, `{"index":null,"type":null}`, `{}`, `[]`, `null`,
+		`{"type":"message_stop"} x`, `{"type":"message_stop"`, `{"delta":{"stop_reason":"\u0065nd_turn"}}`,
+	} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+// checkParseEvent compares the fast path with encoding/json on data,
+// reporting whether the fast path read it.
+func checkParseEvent(t *testing.T, s *jsonscan.Scanner, data []byte) bool {
+	t.Helper()
+	fresh := func() streamEvent {
+		ev := streamEvent{Usage: unsetUsage}
+		ev.Message.Usage = unsetUsage
+		return ev
+	}
+	fast := fresh()
+	if !parseEvent(s, data, &fast) {
+		return false
+	}
+	slow := fresh()
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("fast path read %q, encoding/json fails: %v", data, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q:\nfast %+v\nslow %+v", data, fast, slow)
+	}
+	return true
+}
+
+func TestParseEventMatchesEncodingJSON(t *testing.T) {
+	var s jsonscan.Scanner
+	fast, all := 0, 0
+	for _, data := range streamEventData(t) {
+		all++
+		if checkParseEvent(t, &s, data) {
+			fast++
+		}
+	}
+	if fast < all/2 {
+		t.Errorf("only %d of %d events took the fast path", fast, all)
+	}
+}
+
+// Every recorded event but the malformed ones takes a fast path.
+func TestParseEventReadsFixtures(t *testing.T) {
+	var s jsonscan.Scanner
+	for _, st := range fixtureStreams(t) {
+		sc := bufio.NewScanner(bytes.NewReader(st))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok || !json.Valid([]byte(data)) {
+				continue
+			}
+			var dl eventDelta
+			var ev streamEvent
+			if _, ok := parseDelta(&s, []byte(data), &dl); !ok && !parseEvent(&s, []byte(data), &ev) {
+				t.Errorf("no fast path took %s", data)
+			}
+		}
+	}
+}
+
+func FuzzParseEvent(f *testing.F) {
+	for _, d := range streamEventData(f) {
+		f.Add(d)
+	}
+	var s jsonscan.Scanner
+	f.Fuzz(func(t *testing.T, data []byte) { checkParseEvent(t, &s, data) })
 }

@@ -21,7 +21,7 @@ import (
 // Seed corpora: the recorded streams in testdata/fixtures (f.Add below) and
 // the files in testdata/fuzz/<FuzzName>/.
 
-func fixtureStreams(f *testing.F) [][]byte {
+func fixtureStreams(f testing.TB) [][]byte {
 	var out [][]byte
 	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*"))
 	for _, name := range files {

@@ -108,12 +108,23 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 	ev := &d.ev
 	*ev = streamEvent{Usage: unsetUsage}
 	ev.Message.Usage = unsetUsage
+	if parseEvent(&d.scan, data, ev) {
+		return d.event(sseType, data)
+	}
+	*ev = streamEvent{Usage: unsetUsage}
+	ev.Message.Usage = unsetUsage
 	if err := json.Unmarshal(data, ev); err != nil {
 		if sseType == "error" { // an error event we cannot parse is still an error
 			return out, false, d.streamError(data, "")
 		}
 		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
 	}
+	return d.event(sseType, data)
+}
+
+// event handles the event decoded into d.ev.
+func (d *decoder) event(sseType string, data []byte) (out runlet.StreamEvent, ok bool, err error) {
+	ev := &d.ev
 	typ := ev.Type
 	if typ == "" {
 		typ = sseType
