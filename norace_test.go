@@ -1,0 +1,5 @@
+//go:build !race
+
+package runlet_test
+
+const raceEnabled = false
