@@ -142,13 +142,15 @@ func geminiAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 // model string kept across responses); Gemini streamed 3,144 -> 2,144
 // (a growing text part no longer stored back, boxed again, per chunk);
 // Anthropic streamed 2,222 -> 2,150 (a fast path for the events other
-// than text deltas).
-// The runtime's own allocations fell in between.
+// than text deltas); Gemini 88 -> 85 (2,142 -> 2,139 streamed): the
+// open text part boxed once, when complete, and the generation config
+// left on the stack. The runtime's own allocations fell in between, so
+// the steps do not add up to the bounds.
 const (
-	maxAnthropicGenerateAllocs = 83
-	maxAnthropicStreamAllocs   = 2150
-	maxGeminiGenerateAllocs    = 90
-	maxGeminiStreamAllocs      = 2144
+	maxAnthropicGenerateAllocs = 81
+	maxAnthropicStreamAllocs   = 2148
+	maxGeminiGenerateAllocs    = 85
+	maxGeminiStreamAllocs      = 2139
 )
 
 func checkAllocs(t *testing.T, got float64, max int) {

@@ -59,7 +59,7 @@ func (m *Model) encodeRequest(req *runlet.ModelRequest, model string, gen *wireG
 		b = appendToolConfig(b, req.ToolChoice)
 	}
 	if !gen.empty() || len(genOverlay) > 0 {
-		raw, err := wirejson.Marshal(gen)
+		raw, err := wirejson.Marshal(*gen) // a copy: gen stays on the caller's stack
 		if err != nil {
 			return nil, m.invalid("encoding request", err)
 		}

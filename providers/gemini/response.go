@@ -111,19 +111,23 @@ func functionCallFailure(reason string) bool {
 // (Gemini 3). The stream then assembles to the parts generateContent
 // returns for the same answer. A second signature starts a new part.
 type assembler struct {
-	name     string
-	parts    []runlet.Part
-	open     bool // the last part may still grow; its text is in buf
-	buf      strings.Builder
-	calls    int
-	finish   string
-	message  string
-	blocked  string    // promptFeedback.blockReason
-	usage    wireUsage // the last usageMetadata (zero: none)
-	id       string
-	model    string
-	finished bool // a finish reason or prompt block arrived
-	size     httpc.Budget
+	name  string
+	parts []runlet.Part
+	// open is set while a text or thought part may still grow: its text
+	// is in buf, and it joins parts when flushed (boxed once, complete).
+	open        bool
+	openThought bool   // the open part is a thought
+	openSig     string // the open part's signature
+	buf         strings.Builder
+	calls       int
+	finish      string
+	message     string
+	blocked     string    // promptFeedback.blockReason
+	usage       wireUsage // the last usageMetadata (zero: none)
+	id          string
+	model       string
+	finished    bool // a finish reason or prompt block arrived
+	size        httpc.Budget
 }
 
 // add takes one response or chunk and calls emit for each delta (emit may
@@ -192,38 +196,18 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 		if p.Thought {
 			kind = runlet.StreamReasoningDelta
 		}
-		if n := len(a.parts); a.open && n > 0 {
-			switch last := a.parts[n-1].(type) {
-			case runlet.ReasoningPart:
-				if p.Thought && (sig == "" || last.Signature == "") {
-					if sig != "" { // else unchanged: storing it again would box it again
-						last.Signature = sig
-						a.parts[n-1] = last
-					}
-					a.grow(kind, text, emit)
-					return
-				}
-			case runlet.TextPart:
-				if !p.Thought && (sig == "" || last.Signature == "") {
-					if sig != "" { // else unchanged: storing it again would box it again
-						last.Signature = sig
-						a.parts[n-1] = last
-					}
-					a.grow(kind, text, emit)
-					return
-				}
+		if a.open && p.Thought == a.openThought && (sig == "" || a.openSig == "") {
+			if sig != "" {
+				a.openSig = sig
 			}
+			a.grow(kind, text, emit)
+			return
 		}
 		if text == "" && sig == "" {
 			return // the empty part a stream ends with
 		}
 		a.flush()
-		if p.Thought {
-			a.parts = append(a.parts, runlet.ReasoningPart{Signature: sig, Provider: a.name})
-		} else {
-			a.parts = append(a.parts, runlet.TextPart{Signature: sig, Provider: a.name})
-		}
-		a.open = true
+		a.open, a.openThought, a.openSig = true, p.Thought, sig
 		a.grow(kind, text, emit)
 	}
 	// Other parts (inline data, executable code, ...) are skipped.
@@ -238,20 +222,16 @@ func (a *assembler) grow(kind runlet.StreamEventKind, text string, emit func(run
 	}
 }
 
-// flush moves the open part's text from the builder into the part.
+// flush adds the open part, its text taken from the builder.
 func (a *assembler) flush() {
 	if !a.open {
 		return
 	}
 	a.open = false
-	n := len(a.parts) - 1
-	switch p := a.parts[n].(type) {
-	case runlet.TextPart:
-		p.Text = a.buf.String()
-		a.parts[n] = p
-	case runlet.ReasoningPart:
-		p.Text = a.buf.String()
-		a.parts[n] = p
+	if a.openThought {
+		a.parts = append(a.parts, runlet.ReasoningPart{Text: a.buf.String(), Signature: a.openSig, Provider: a.name})
+	} else {
+		a.parts = append(a.parts, runlet.TextPart{Text: a.buf.String(), Signature: a.openSig, Provider: a.name})
 	}
 	a.buf.Reset()
 }
