@@ -8,8 +8,7 @@ import (
 )
 
 // The layering, enforced like the standard library's go/build/deps_test.go:
-// the root package imports only the standard library, jsonschema-go and
-// the leaves of rootMayImport, which import only the standard library;
+// the root package imports only the standard library and jsonschema-go;
 // internal/ packages never import upward (providers; the root and modelkit
 // only where mayImportContract allows it); an adapter never imports
 // another adapter.
@@ -37,12 +36,8 @@ func TestDependencies(t *testing.T) {
 			std := !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".")
 			switch {
 			case p.ImportPath == mod:
-				if !std && imp != "github.com/google/jsonschema-go/jsonschema" && !rootMayImport[imp] {
+				if !std && imp != "github.com/google/jsonschema-go/jsonschema" {
 					t.Errorf("the root package imports %s: only the standard library and jsonschema-go are allowed", imp)
-				}
-			case rootMayImport[p.ImportPath]:
-				if !std {
-					t.Errorf("%s imports %s: a package the root imports imports only the standard library", p.ImportPath, imp)
 				}
 			case strings.HasPrefix(p.ImportPath, mod+"/internal/"):
 				if (imp == mod || imp == mod+"/modelkit") && !mayImportContract[p.ImportPath] || strings.HasPrefix(imp, mod+"/providers/") {
@@ -67,14 +62,6 @@ func TestDependencies(t *testing.T) {
 // streams.
 var mayImportContract = map[string]bool{
 	"github.com/runlet/runlet/internal/httpc": true,
-}
-
-// rootMayImport lists the internal packages the root package may import:
-// leaves that import only the standard library. internal/eventname hands
-// the root's unexported event type names to the repository's other modules
-// (runlet/temporal) without exporting them from the root.
-var rootMayImport = map[string]bool{
-	"github.com/runlet/runlet/internal/eventname": true,
 }
 
 // adapter returns the adapter a providers/ package belongs to ("openai").

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"time"
-
-	"github.com/runlet/runlet/internal/eventname"
 )
 
 // Event is something the runtime did. The set is sealed; switch on the
@@ -232,9 +230,6 @@ var events = []Event{
 	new(ToolFinished), new(RunInterrupted), new(RunFinished), new(RunFailed),
 	new(OutputPartial), new(OutputChecked), new(HandoffOccurred),
 }
-
-// eventname.Of gives the type names to the repository's other modules.
-func init() { eventname.Of = func(ev any) string { return ev.(Event).eventType() } }
 
 // eventTypes maps each event type name to its Go type.
 var eventTypes = func() map[string]reflect.Type {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/runlet/runlet"
-	"github.com/runlet/runlet/internal/eventname"
 )
 
 // observe passes ev to every observer of the worker; a panicking observer
@@ -32,10 +31,28 @@ func restamp(ev runlet.Event, turn int) {
 }
 
 // header returns ev's header with its type name set, for the events the
-// workflow and its activities make themselves: Runlet's stable JSON "type"
-// name, from Runlet itself.
+// workflow and its activities make themselves; the names are Runlet's
+// stable JSON "type" names (events_test.go checks them against
+// runlet.UnmarshalEvent).
 func header(ev runlet.Event) *runlet.EventHeader {
 	h := ev.Header()
-	h.Type = eventname.Of(ev)
+	switch ev.(type) {
+	case *runlet.RunStarted:
+		h.Type = "run.started"
+	case *runlet.RunResumed:
+		h.Type = "run.resumed"
+	case *runlet.StateChanged:
+		h.Type = "state.changed"
+	case *runlet.ToolStarted:
+		h.Type = "tool.started"
+	case *runlet.ToolFinished:
+		h.Type = "tool.finished"
+	case *runlet.RunInterrupted:
+		h.Type = "run.interrupted"
+	case *runlet.RunFinished:
+		h.Type = "run.finished"
+	case *runlet.RunFailed:
+		h.Type = "run.failed"
+	}
 	return h
 }

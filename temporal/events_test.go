@@ -8,9 +8,8 @@ import (
 	"github.com/runlet/runlet"
 )
 
-// TestEventTypeNames checks that header stamps the type names Runlet reads:
-// each event the workflow makes, marshalled, decodes back to its own Go
-// type.
+// TestEventTypeNames checks the type names header stamps against Runlet's:
+// each event, marshalled, decodes back to its own Go type.
 func TestEventTypeNames(t *testing.T) {
 	for _, ev := range []runlet.Event{
 		&runlet.RunStarted{}, &runlet.RunResumed{}, &runlet.StateChanged{},
