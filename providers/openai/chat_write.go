@@ -1,0 +1,619 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
+)
+
+// The Chat Completions request body, written directly from the
+// ModelRequest into a pooled buffer and copied out once: the same bytes
+// encoding/json writes for the wire structs the adapter used to build
+// (chat_request_ref_test.go keeps them; the tests compare the two byte for
+// byte), without building them: no messages slice, no boxed contents, no
+// encoder.
+
+// chatScratch holds the buffers bodies are written into.
+var chatScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledRequest bounds the buffers kept in chatScratch.
+const maxPooledRequest = 1 << 20
+
+// chatWriter writes one body.
+type chatWriter struct {
+	b     []byte
+	extra []string // pass-through option keys (sorted): generated keys of these names are left out
+	n     int      // messages written
+}
+
+// chatWrite returns the body of req. The pass-through options (extra)
+// replace generated keys of the same name; a nil option removes the key.
+func chatWrite(req *runlet.ModelRequest, provider string, ctl *chatControl, stream bool, extra []string) ([]byte, error) {
+	buf := chatScratch.Get().(*[]byte)
+	w := chatWriter{b: (*buf)[:0], extra: extra}
+	body, err := w.request(req, provider, ctl, stream)
+	if err == nil {
+		body = bytes.Clone(body)
+	}
+	if cap(w.b) <= maxPooledRequest {
+		*buf = w.b[:0]
+		chatScratch.Put(buf)
+	}
+	return body, err
+}
+
+func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *chatControl, stream bool) ([]byte, error) {
+	w.b = append(w.b, `{"model":`...)
+	w.b = appendJSONString(w.b, ctl.model)
+	w.b = append(w.b, `,"messages":[`...)
+	if err := w.messages(req, provider, ctl); err != nil {
+		return nil, err
+	}
+	w.b = append(w.b, ']')
+	if len(req.Tools) > 0 {
+		at := w.key("tools")
+		w.b = append(w.b, '[')
+		for i, t := range req.Tools {
+			params := chatEmptyParams
+			if t.InputSchema != nil {
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+				}
+				params = raw
+			}
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, `{"type":"function","function":{"name":`...)
+			w.b = appendJSONString(w.b, t.Name)
+			if t.Description != "" {
+				w.b = append(w.b, `,"description":`...)
+				w.b = appendJSONString(w.b, t.Description)
+			}
+			w.b = append(w.b, `,"parameters":`...)
+			w.b = appendRawJSON(w.b, params)
+			if ctl.strict {
+				w.b = append(w.b, `,"strict":true`...)
+			}
+			w.b = append(w.b, "}}"...)
+		}
+		w.b = append(w.b, ']')
+		w.end(at, "tools")
+		if _, err := toolChoice(req.ToolChoice, func(string) any { return nil }); err != nil {
+			return nil, err
+		}
+		if mode := req.ToolChoice.Mode; mode != "" {
+			at := w.key("tool_choice")
+			if mode == runlet.ToolChoiceTool {
+				// encoding/json writes a map's keys sorted.
+				w.b = append(w.b, `{"function":{"name":`...)
+				w.b = appendJSONString(w.b, req.ToolChoice.Name)
+				w.b = append(w.b, `},"type":"function"}`...)
+			} else {
+				w.b = appendJSONString(w.b, string(mode))
+			}
+			w.end(at, "tool_choice")
+		}
+	}
+	if os := req.OutputSchema; os != nil {
+		name, raw, strict, err := outputFormat(os)
+		if err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
+		at := w.key("response_format")
+		w.b = append(w.b, `{"type":"json_schema","json_schema":{"name":`...)
+		w.b = appendJSONString(w.b, name)
+		if os.Description != "" {
+			w.b = append(w.b, `,"description":`...)
+			w.b = appendJSONString(w.b, os.Description)
+		}
+		if os.Schema != nil {
+			w.b = append(w.b, `,"schema":`...)
+			w.b = appendRawJSON(w.b, raw)
+		}
+		if strict {
+			w.b = append(w.b, `,"strict":true`...)
+		}
+		w.b = append(w.b, "}}"...)
+		w.end(at, "response_format")
+	}
+	for _, f := range [...]struct {
+		key string
+		v   *float64
+	}{{"temperature", req.Temperature}, {"top_p", req.TopP}} {
+		if f.v == nil {
+			continue
+		}
+		at := w.key(f.key)
+		var err error
+		if w.b, err = appendJSONFloat(w.b, *f.v); err != nil {
+			return nil, fmt.Errorf("encoding request: %w", err)
+		}
+		w.end(at, f.key)
+	}
+	if n := req.MaxOutputTokens; n > 0 {
+		at := w.key(ctl.maxTokensField)
+		w.b = strconv.AppendInt(w.b, int64(n), 10)
+		w.end(at, ctl.maxTokensField)
+	}
+	if len(req.StopSequences) > 0 {
+		at := w.key("stop")
+		for i, s := range req.StopSequences {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			} else {
+				w.b = append(w.b, '[')
+			}
+			w.b = appendJSONString(w.b, s)
+		}
+		w.b = append(w.b, ']')
+		w.end(at, "stop")
+	}
+	if stream {
+		w.b = append(w.b, `,"stream":true`...)
+		at := w.key("stream_options")
+		w.b = append(w.b, `{"include_usage":true}`...)
+		w.end(at, "stream_options")
+	}
+	for _, k := range w.extra {
+		v := req.Options[k]
+		if v == nil {
+			continue
+		}
+		raw, err := wirejson.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("option %q: %w", k, err)
+		}
+		w.b = append(w.b, ',')
+		w.b = appendJSONString(w.b, k)
+		w.b = append(w.b, ':')
+		w.b = append(w.b, raw...)
+	}
+	return append(w.b, '}'), nil
+}
+
+// key writes a key of the body and returns where it starts, for end.
+func (w *chatWriter) key(k string) int {
+	at := len(w.b)
+	w.b = append(w.b, ',', '"')
+	w.b = append(w.b, k...) // the adapter's keys need no escaping
+	w.b = append(w.b, '"', ':')
+	return at
+}
+
+// end drops the key written from at with its value when a pass-through
+// option replaces it (its value is still generated, so errors are the
+// same).
+func (w *chatWriter) end(at int, k string) {
+	if _, found := slices.BinarySearch(w.extra, k); found {
+		w.b = w.b[:at]
+	}
+}
+
+// messages writes the instructions and history.
+func (w *chatWriter) messages(req *runlet.ModelRequest, provider string, ctl *chatControl) error {
+	if req.Instructions != "" {
+		w.textMessage(ctl.instructionsRole, req.Instructions)
+	}
+	for i, msg := range req.Messages {
+		var err error
+		switch msg.Role {
+		case runlet.RoleUser:
+			err = w.user(msg)
+		case runlet.RoleAssistant:
+			err = w.assistant(msg, provider, ctl.sendReasoning)
+		case runlet.RoleTool:
+			err = w.toolResults(msg)
+		default:
+			err = fmt.Errorf("unknown role %q", msg.Role)
+		}
+		if err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	if w.n == 0 {
+		return fmt.Errorf("the request has no messages")
+	}
+	return nil
+}
+
+// open starts a message object.
+func (w *chatWriter) open(role string) {
+	if w.n > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.n++
+	w.b = append(w.b, `{"role":`...)
+	w.b = appendJSONString(w.b, role)
+}
+
+// textMessage writes a message whose content is a string.
+func (w *chatWriter) textMessage(role, content string) {
+	w.open(role)
+	w.b = append(w.b, `,"content":`...)
+	w.b = appendJSONString(w.b, content)
+	w.b = append(w.b, '}')
+}
+
+func (w *chatWriter) toolMessage(p runlet.ToolResultPart) {
+	w.open("tool")
+	w.b = append(w.b, `,"content":`...)
+	w.b = appendJSONString(w.b, p.Content)
+	if p.CallID != "" {
+		w.b = append(w.b, `,"tool_call_id":`...)
+		w.b = appendJSONString(w.b, p.CallID)
+	}
+	w.b = append(w.b, '}')
+}
+
+// user writes a user message: its tool results as tool messages, as they
+// come, then the rest as one user message (a string when it is one text).
+func (w *chatWriter) user(msg runlet.Message) error {
+	var others []chatContentPart // images and files, in order
+	texts := 0
+	var text string
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.TextPart:
+			if p.Text != "" {
+				texts++
+				text = p.Text
+			}
+		case runlet.ImagePart:
+			u, err := chatImage(p)
+			if err != nil {
+				return err
+			}
+			others = append(others, chatContentPart{Type: "image_url", ImageURL: &chatImageURL{URL: u, Detail: p.Detail}})
+		case runlet.FilePart:
+			cp, err := chatFilePart(p)
+			if err != nil {
+				return err
+			}
+			others = append(others, cp)
+		case runlet.ToolResultPart:
+			// Tool results belong in tool messages wherever they appear.
+			w.toolMessage(p)
+		case runlet.ReasoningPart, runlet.ToolCallPart:
+			return fmt.Errorf("a user message cannot hold a %T", p)
+		}
+	}
+	switch {
+	case texts+len(others) == 0:
+		// A message of tool results only needs no user message of its own.
+		if len(msg.Parts) == 0 || !chatOnlyToolResults(msg) {
+			w.textMessage("user", "")
+		}
+	case texts == 1 && len(others) == 0:
+		w.textMessage("user", text)
+	default:
+		w.open("user")
+		w.b = append(w.b, `,"content":[`...)
+		k, first := 0, true
+		for _, p := range msg.Parts {
+			var cp chatContentPart
+			switch p := p.(type) {
+			case runlet.TextPart:
+				if p.Text == "" {
+					continue
+				}
+				cp = chatContentPart{Type: "text", Text: p.Text}
+			case runlet.ImagePart, runlet.FilePart:
+				cp = others[k]
+				k++
+			default:
+				continue
+			}
+			if !first {
+				w.b = append(w.b, ',')
+			}
+			first = false
+			w.contentPart(&cp)
+		}
+		w.b = append(w.b, "]}"...)
+	}
+	return nil
+}
+
+func (w *chatWriter) contentPart(p *chatContentPart) {
+	w.b = append(w.b, `{"type":`...)
+	w.b = appendJSONString(w.b, p.Type)
+	if p.Text != "" {
+		w.b = append(w.b, `,"text":`...)
+		w.b = appendJSONString(w.b, p.Text)
+	}
+	if u := p.ImageURL; u != nil {
+		w.b = append(w.b, `,"image_url":{"url":`...)
+		w.b = appendJSONString(w.b, u.URL)
+		if u.Detail != "" {
+			w.b = append(w.b, `,"detail":`...)
+			w.b = appendJSONString(w.b, u.Detail)
+		}
+		w.b = append(w.b, '}')
+	}
+	if a := p.InputAudio; a != nil {
+		w.b = append(w.b, `,"input_audio":{"data":`...)
+		w.b = appendJSONString(w.b, a.Data)
+		w.b = append(w.b, `,"format":`...)
+		w.b = appendJSONString(w.b, a.Format)
+		w.b = append(w.b, '}')
+	}
+	if f := p.File; f != nil {
+		w.b = append(w.b, `,"file":{`...)
+		if f.Filename != "" {
+			w.b = append(w.b, `"filename":`...)
+			w.b = appendJSONString(w.b, f.Filename)
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, `"file_data":`...)
+		w.b = appendJSONString(w.b, f.FileData)
+		w.b = append(w.b, '}')
+	}
+	w.b = append(w.b, '}')
+}
+
+// assistant writes an assistant message: its text as content, its tool
+// calls, and reasoning as the server wants it (see the ChatCompletions
+// doc).
+func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField string) error {
+	calls, texts, textValid := 0, 0, true
+	var reasoning strings.Builder
+	var details []string
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.TextPart:
+			if p.Text != "" {
+				texts++
+				textValid = textValid && utf8.ValidString(p.Text)
+			}
+		case runlet.ReasoningPart:
+			// Only this provider's reasoning, and only to servers that want it.
+			if reasoningField != "" && p.Provider == provider {
+				reasoning.WriteString(p.Text)
+			}
+			// reasoning_details goes back to the server that sent it
+			// whatever SendReasoning says: it asks for it unchanged.
+			if p.Provider == provider && strings.HasPrefix(p.Details, "[") && json.Valid([]byte(p.Details)) {
+				details = append(details, p.Details)
+			}
+		case runlet.ToolCallPart:
+			calls++
+		case runlet.ToolResultPart:
+			return fmt.Errorf("an assistant message cannot hold a tool result")
+		default:
+			return fmt.Errorf("the Chat Completions API takes no %T in an assistant message", p)
+		}
+	}
+	w.open("assistant")
+	if texts > 0 || calls == 0 {
+		w.b = append(w.b, `,"content":`...)
+		w.assistantText(msg, texts, textValid)
+	}
+	if calls > 0 {
+		w.b = append(w.b, `,"tool_calls":[`...)
+		first := true
+		for _, p := range msg.Parts {
+			p, ok := p.(runlet.ToolCallPart)
+			if !ok {
+				continue
+			}
+			if !first {
+				w.b = append(w.b, ',')
+			}
+			first = false
+			w.b = append(w.b, `{"id":`...)
+			w.b = appendJSONString(w.b, p.ID)
+			w.b = append(w.b, `,"type":"function","function":{"name":`...)
+			w.b = appendJSONString(w.b, p.Name)
+			w.b = append(w.b, `,"arguments":`...)
+			if len(bytes.TrimSpace(p.Arguments)) == 0 {
+				w.b = append(w.b, `"{}"`...)
+			} else {
+				w.b = appendJSONString(w.b, p.Arguments)
+			}
+			w.b = append(w.b, '}')
+			if p.Signature != "" && p.Provider == provider {
+				// Sent back unchanged, on the call, only to the server that signed it.
+				w.b = append(w.b, `,"extra_content":{"google":{"thought_signature":`...)
+				w.b = appendJSONString(w.b, p.Signature)
+				w.b = append(w.b, "}}"...)
+			}
+			w.b = append(w.b, '}')
+		}
+		w.b = append(w.b, ']')
+	}
+	switch reasoningField {
+	case "reasoning_content":
+		// DeepSeek's thinking mode answers 400 unless every assistant
+		// message with tool calls carries reasoning_content, even empty.
+		if reasoning.Len() > 0 || calls > 0 {
+			w.b = append(w.b, `,"reasoning_content":`...)
+			w.b = appendJSONString(w.b, reasoning.String())
+		}
+	case "reasoning":
+		if reasoning.Len() > 0 {
+			w.b = append(w.b, `,"reasoning":`...)
+			w.b = appendJSONString(w.b, reasoning.String())
+		}
+	}
+	if d := chatJoinDetails(details); len(d) > 0 {
+		w.b = append(w.b, `,"reasoning_details":`...)
+		w.b = appendRawJSON(w.b, d)
+	}
+	w.b = append(w.b, '}')
+	return nil
+}
+
+// assistantText writes the message's text parts joined, as one string.
+func (w *chatWriter) assistantText(msg runlet.Message, texts int, valid bool) {
+	if !valid && texts > 1 {
+		// Invalid UTF-8 is replaced after joining: a character may be
+		// split between two parts.
+		var b strings.Builder
+		for _, p := range msg.Parts {
+			if t, ok := p.(runlet.TextPart); ok {
+				b.WriteString(t.Text)
+			}
+		}
+		w.b = appendJSONString(w.b, b.String())
+		return
+	}
+	w.b = append(w.b, '"')
+	for _, p := range msg.Parts {
+		if t, ok := p.(runlet.TextPart); ok {
+			w.b = appendJSONStringBody(w.b, t.Text)
+		}
+	}
+	w.b = append(w.b, '"')
+}
+
+func (w *chatWriter) toolResults(msg runlet.Message) error {
+	for _, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.ToolResultPart:
+			w.toolMessage(p)
+		default:
+			return fmt.Errorf("a tool message can only hold tool results, not a %T", p)
+		}
+	}
+	return nil
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it
+// without HTML escaping: invalid UTF-8 as U+FFFD, U+2028 and U+2029
+// escaped.
+func appendJSONString[S ~[]byte | ~string](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	dst = appendJSONStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// jsonSafe marks the ASCII bytes a JSON string holds as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendJSONStringBody appends s escaped, without the quotes.
+func appendJSONStringBody[S ~[]byte | ~string](dst []byte, s S) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if jsonSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		n := min(len(s)-i, utf8.UTFMax)
+		c, size := utf8.DecodeRuneInString(string(s[i : i+n]))
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, s[start:]...)
+}
+
+// appendRawJSON appends raw, which must be valid JSON, compacted as
+// encoding/json writes a json.RawMessage.
+func appendRawJSON(dst, raw []byte) []byte {
+	if jsonCompact(raw) {
+		return append(dst, raw...)
+	}
+	buf := bytes.NewBuffer(dst)
+	if json.Compact(buf, raw) != nil {
+		return append(dst, raw...) // not reached: callers pass valid JSON
+	}
+	return buf.Bytes()
+}
+
+// jsonCompact reports whether valid JSON has no whitespace outside its
+// strings.
+func jsonCompact(raw []byte) bool {
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ' ', c == '\t', c == '\n', c == '\r':
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64; NaN and
+// infinities are its error.
+func appendJSONFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		_, err := json.Marshal(f)
+		return dst, err
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// Clean up e-09 to e-9, as encoding/json does.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, nil
+}
