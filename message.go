@@ -207,10 +207,12 @@ func marshalPart(p Part) ([]byte, error) {
 }
 
 // MarshalJSON writes the call with its "type" discriminator, as in a
-// Message, since a call also stands alone in events, results and
-// checkpoints. Arguments that are not valid JSON (a call cut off by the
-// token limit, say) are kept verbatim in "arguments_text", so the call
-// still round-trips.
+// Message, since a call also stands alone: in ToolStarted, ToolFinished and
+// RunInterrupted, Result.Pending, a Checkpoint, the workflow types of
+// runlet/temporal and any struct of an application's. Arguments that are
+// not valid JSON (a call cut off by the token limit, say) are kept verbatim
+// in "arguments_text", so the call still round-trips (encoding/json alone
+// would fail on them).
 func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	type w ToolCallPart
 	if len(p.Arguments) == 0 {
@@ -244,7 +246,8 @@ func (p *ToolCallPart) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes the result with its "type" discriminator, as in a
-// Message, since a result also stands alone in events and checkpoints.
+// Message, since a result also stands alone: in ToolFinished, a
+// Checkpoint's Results and the workflow types of runlet/temporal.
 func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 	type w ToolResultPart
 	return tagged(p.partType(), w(p))
