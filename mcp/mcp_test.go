@@ -297,7 +297,7 @@ func TestCancellation(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, generous for a loaded machine
 		t.Fatal("Call did not return after cancellation")
 	}
 	// The server's handler saw its context cancelled too.
@@ -306,7 +306,7 @@ func TestCancellation(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("server saw %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, generous for a loaded machine
 		t.Fatal("the server's handler was not cancelled")
 	}
 }
@@ -372,7 +372,7 @@ func TestRuntimeEndToEnd(t *testing.T) {
 	// The timeout cancelled the request on the server.
 	select {
 	case <-srv.cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, generous for a loaded machine
 		t.Fatal("the server's handler was not cancelled by the tool timeout")
 	}
 }

@@ -295,7 +295,7 @@ func TestReplayPacingHonoursCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("read err = %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("paced body ignored cancellation")
 	}
 

@@ -316,7 +316,7 @@ func TestCancellation(t *testing.T) {
 		}()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 			t.Fatal("stream did not stop after cancel")
 		}
 		if !errors.Is(gotErr, context.Canceled) || n != 1 {

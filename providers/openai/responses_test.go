@@ -432,7 +432,7 @@ func TestResponsesStreamStopsWhenConsumerBreaks(t *testing.T) {
 	}
 	select {
 	case <-gone:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("the server still streams after the consumer stopped")
 	}
 }
@@ -459,7 +459,7 @@ func TestResponsesStreamCancel(t *testing.T) {
 	}
 	select {
 	case <-gone:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("the connection stayed open after cancel")
 	}
 
