@@ -132,6 +132,13 @@ type respBuilt struct {
 
 // buildRequest translates a runlet request into a Responses API body.
 func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBuilt, error) {
+	return m.build(req, stream, true)
+}
+
+// build translates a request: written directly (respWrite) when fast is
+// set and no option reshapes the body, else through the wire structs and
+// encoding/json (always the same bytes; the tests compare the two).
+func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuilt, error) {
 	w := respRequest{
 		Model:           m.r.model,
 		Instructions:    req.Instructions,
@@ -230,6 +237,14 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 	w.Store = store
 	if !store && reasoning && !slices.Contains(w.Include, respIncludeEncrypted) {
 		w.Include = append(w.Include, respIncludeEncrypted)
+	}
+
+	if fast && overlay == nil && w.Text == nil && extraTools == nil {
+		body, err := m.write(&w, req, msgs, strict)
+		if err != nil {
+			return respBuilt{}, err
+		}
+		return respBuilt{body: body, store: store, auto: auto, model: w.Model}, nil
 	}
 
 	input, err := m.translateMessages(msgs, store)

@@ -1,0 +1,443 @@
+package openai
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/schemajson"
+)
+
+// The Responses request body written directly, as chat_write.go writes
+// the Chat Completions one: the same bytes wirejson.Marshal writes for
+// respRequest and the items translateMessages builds, without building
+// them. Requests whose options reshape the body (pass-through keys, the
+// "text" and "tools" options) still go through the structs.
+
+// respWriter writes one body.
+type respWriter struct {
+	m     *Responses
+	b     []byte
+	items int // input items written
+}
+
+// write returns the body for w's settings (its Input, Tools, ToolChoice and
+// Text unset), the messages msgs and the tools of req.
+func (m *Responses) write(w *respRequest, req *runlet.ModelRequest, msgs []runlet.Message, strict bool) ([]byte, error) {
+	buf := chatScratch.Get().(*[]byte)
+	rw := respWriter{m: m, b: (*buf)[:0]}
+	body, err := rw.request(w, req, msgs, strict)
+	if err == nil {
+		body = bytes.Clone(body)
+	}
+	if cap(rw.b) <= maxPooledRequest {
+		*buf = rw.b[:0]
+		chatScratch.Put(buf)
+	}
+	return body, err
+}
+
+func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []runlet.Message, strict bool) ([]byte, error) {
+	m := rw.m
+	rw.b = append(rw.b, `{"model":`...)
+	rw.b = appendJSONString(rw.b, w.Model)
+	if w.Instructions != "" {
+		rw.b = append(rw.b, `,"instructions":`...)
+		rw.b = appendJSONString(rw.b, w.Instructions)
+	}
+	if w.PreviousResponseID != "" {
+		rw.b = append(rw.b, `,"previous_response_id":`...)
+		rw.b = appendJSONString(rw.b, w.PreviousResponseID)
+	}
+	rw.b = append(rw.b, `,"input":[`...)
+	for i, msg := range msgs {
+		var err error
+		if msg.Role == runlet.RoleAssistant {
+			err = rw.assistant(msg, w.Store)
+		} else {
+			err = rw.input(msg)
+		}
+		if err != nil {
+			return nil, m.invalid(fmt.Sprintf("message %d", i), err)
+		}
+	}
+	rw.b = append(rw.b, ']')
+	if len(req.Tools) > 0 {
+		rw.b = append(rw.b, `,"tools":[`...)
+		for i, t := range req.Tools {
+			if t.Name == "" {
+				return nil, m.invalid(fmt.Sprintf("tool %d has no name", i), nil)
+			}
+			params := respEmptySchema
+			if t.InputSchema != nil {
+				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+				if err != nil {
+					return nil, m.invalid(fmt.Sprintf("tool %q schema", t.Name), err)
+				}
+				params = raw
+			}
+			if i > 0 {
+				rw.b = append(rw.b, ',')
+			}
+			rw.b = append(rw.b, `{"type":"function","name":`...)
+			rw.b = appendJSONString(rw.b, t.Name)
+			if t.Description != "" {
+				rw.b = append(rw.b, `,"description":`...)
+				rw.b = appendJSONString(rw.b, t.Description)
+			}
+			rw.b = append(rw.b, `,"parameters":`...)
+			rw.b = appendRawJSON(rw.b, params)
+			rw.b = append(rw.b, `,"strict":`...)
+			rw.b = strconv.AppendBool(rw.b, strict)
+			rw.b = append(rw.b, '}')
+		}
+		rw.b = append(rw.b, ']')
+	}
+	if _, err := toolChoice(req.ToolChoice, func(string) any { return nil }); err != nil {
+		return nil, m.invalid("invalid tool choice", err)
+	}
+	switch mode := req.ToolChoice.Mode; mode {
+	case "":
+	case runlet.ToolChoiceTool:
+		// encoding/json writes a map's keys sorted.
+		rw.b = append(rw.b, `,"tool_choice":{"name":`...)
+		rw.b = appendJSONString(rw.b, req.ToolChoice.Name)
+		rw.b = append(rw.b, `,"type":"function"}`...)
+	default:
+		rw.b = append(rw.b, `,"tool_choice":`...)
+		rw.b = appendJSONString(rw.b, string(mode))
+	}
+	if sch := req.OutputSchema; sch != nil && sch.Schema != nil {
+		name, raw, strict, err := outputFormat(sch)
+		if err != nil {
+			return nil, m.invalid("output schema", err)
+		}
+		// {"format": {...}}, the map's keys sorted.
+		rw.b = append(rw.b, `,"text":{"format":{`...)
+		if sch.Description != "" {
+			rw.b = append(rw.b, `"description":`...)
+			rw.b = appendJSONString(rw.b, sch.Description)
+			rw.b = append(rw.b, ',')
+		}
+		rw.b = append(rw.b, `"name":`...)
+		rw.b = appendJSONString(rw.b, name)
+		rw.b = append(rw.b, `,"schema":`...)
+		if raw == nil {
+			rw.b = append(rw.b, "null"...)
+		} else {
+			rw.b = appendRawJSON(rw.b, raw)
+		}
+		rw.b = append(rw.b, `,"strict":`...)
+		rw.b = strconv.AppendBool(rw.b, strict)
+		rw.b = append(rw.b, `,"type":"json_schema"}}`...)
+	}
+	if w.MaxOutputTokens != 0 {
+		rw.b = append(rw.b, `,"max_output_tokens":`...)
+		rw.b = strconv.AppendInt(rw.b, int64(w.MaxOutputTokens), 10)
+	}
+	for _, f := range [...]struct {
+		key string
+		v   *float64
+	}{{`,"temperature":`, w.Temperature}, {`,"top_p":`, w.TopP}} {
+		if f.v == nil {
+			continue
+		}
+		rw.b = append(rw.b, f.key...)
+		var err error
+		if rw.b, err = appendJSONFloat(rw.b, *f.v); err != nil {
+			return nil, m.invalid("encoding request", err)
+		}
+	}
+	rw.b = append(rw.b, `,"store":`...)
+	rw.b = strconv.AppendBool(rw.b, w.Store)
+	if len(w.Include) > 0 {
+		rw.b = append(rw.b, `,"include":[`...)
+		for i, s := range w.Include {
+			if i > 0 {
+				rw.b = append(rw.b, ',')
+			}
+			rw.b = appendJSONString(rw.b, s)
+		}
+		rw.b = append(rw.b, ']')
+	}
+	if w.Stream {
+		rw.b = append(rw.b, `,"stream":true`...)
+	}
+	return append(rw.b, '}'), nil
+}
+
+// item starts an input item.
+func (rw *respWriter) item() {
+	if rw.items > 0 {
+		rw.b = append(rw.b, ',')
+	}
+	rw.items++
+}
+
+// input writes a user or tool message: text, images and files as one input
+// message (a plain string when it is only text) per run between tool
+// results, which become function_call_output items.
+func (rw *respWriter) input(msg runlet.Message) error {
+	role := "user"
+	if msg.Role != runlet.RoleUser && msg.Role != runlet.RoleTool {
+		role = string(msg.Role) // "system", "developer": passed as given
+	}
+	start, n := 0, 0 // the run of content parts to write: from start, n of them
+	for i, p := range msg.Parts {
+		switch p := p.(type) {
+		case runlet.TextPart, runlet.ImagePart, runlet.FilePart:
+			if n == 0 {
+				start = i
+			}
+			n++
+		case runlet.ToolResultPart:
+			if err := rw.content(role, msg.Parts[start:i], n); err != nil {
+				return err
+			}
+			n = 0
+			if p.CallID == "" {
+				return fmt.Errorf("tool result has no call ID")
+			}
+			rw.item()
+			rw.b = append(rw.b, `{"type":"function_call_output","call_id":`...)
+			rw.b = appendJSONString(rw.b, p.CallID)
+			rw.b = append(rw.b, `,"output":`...)
+			rw.b = appendJSONString(rw.b, p.Content)
+			rw.b = append(rw.b, '}')
+		}
+		// Reasoning and tool calls outside assistant messages have no input form.
+	}
+	return rw.content(role, msg.Parts[start:], n)
+}
+
+// content writes the n content parts among parts as one input message.
+func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
+	if n == 0 {
+		return nil
+	}
+	mark, items := len(rw.b), rw.items
+	rw.item()
+	rw.b = append(rw.b, `{"type":"message","role":`...)
+	rw.b = appendJSONString(rw.b, role)
+	rw.b = append(rw.b, `,"content":`...)
+	if n == 1 {
+		for _, p := range parts {
+			if t, ok := p.(runlet.TextPart); ok {
+				rw.b = appendJSONString(rw.b, t.Text)
+				rw.b = append(rw.b, '}')
+				return nil
+			}
+		}
+	}
+	rw.b = append(rw.b, '[')
+	first := true
+	for _, p := range parts {
+		switch p.(type) {
+		case runlet.TextPart, runlet.ImagePart, runlet.FilePart:
+		default:
+			continue
+		}
+		if !first {
+			rw.b = append(rw.b, ',')
+		}
+		first = false
+		switch p := p.(type) {
+		case runlet.TextPart:
+			rw.b = append(rw.b, `{"type":"input_text","text":`...)
+			rw.b = appendJSONString(rw.b, p.Text)
+		case runlet.ImagePart:
+			u := p.URL
+			if len(p.Data) > 0 {
+				u = dataurl.Encode(p.MediaType, p.Data)
+			}
+			if u == "" {
+				rw.b, rw.items = rw.b[:mark], items
+				return fmt.Errorf("image part has neither URL nor data")
+			}
+			detail := p.Detail
+			if detail == "" {
+				detail = "auto"
+			}
+			rw.b = append(rw.b, `{"type":"input_image","image_url":`...)
+			rw.b = appendJSONString(rw.b, u)
+			rw.b = append(rw.b, `,"detail":`...)
+			rw.b = appendJSONString(rw.b, detail)
+		case runlet.FilePart:
+			name := p.Name
+			if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
+				p.MediaType, p.Data = mt, d // a data: URL goes as file_data, not file_url
+			}
+			var data, url string
+			switch {
+			case len(p.Data) > 0:
+				data = dataurl.Encode(p.MediaType, p.Data)
+				if name == "" {
+					name = "file"
+				}
+			case p.URL != "":
+				url = p.URL
+			default:
+				rw.b, rw.items = rw.b[:mark], items
+				return fmt.Errorf("file part has neither URL nor data")
+			}
+			rw.b = append(rw.b, `{"type":"input_file"`...)
+			if name != "" {
+				rw.b = append(rw.b, `,"filename":`...)
+				rw.b = appendJSONString(rw.b, name)
+			}
+			if data != "" {
+				rw.b = append(rw.b, `,"file_data":`...)
+				rw.b = appendJSONString(rw.b, data)
+			}
+			if url != "" {
+				rw.b = append(rw.b, `,"file_url":`...)
+				rw.b = appendJSONString(rw.b, url)
+			}
+		}
+		rw.b = append(rw.b, '}')
+	}
+	rw.b = append(rw.b, "]}"...)
+	return nil
+}
+
+// assistant writes an assistant message as appendAssistant translates it.
+func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
+	m := rw.m
+	parts := msg.Parts
+	// keep[i]: reasoning part i is sent. A reasoning item is valid input only
+	// with the item that followed it, so decide from the back.
+	var keep []bool
+	for i := len(parts) - 1; i >= 0; i-- {
+		r, ok := parts[i].(runlet.ReasoningPart)
+		if !ok || r.Provider != m.r.name || r.ID == "" || (r.Encrypted == "" && !store) || i+1 == len(parts) {
+			continue
+		}
+		next := false
+		switch n := parts[i+1].(type) {
+		case runlet.ToolCallPart:
+			next = n.Provider == m.r.name && n.ItemID != ""
+		case runlet.TextPart:
+			next = n.Provider == m.r.name && n.ItemID != ""
+		case runlet.ReasoningPart:
+			next = keep != nil && keep[i+1]
+		}
+		if next {
+			if keep == nil {
+				keep = make([]bool, len(parts))
+			}
+			keep[i] = true
+		}
+	}
+
+	textStart, texts, textLen, textValid := 0, 0, 0, true // the text parts not yet written
+	flush := func(end int) {
+		if textLen > 0 {
+			rw.assistantText(parts[textStart:end], texts, textValid)
+		}
+		texts, textLen, textValid = 0, 0, true
+	}
+	paired := false // the nearest reasoning part before this point was sent
+	for i, p := range parts {
+		switch p := p.(type) {
+		case runlet.TextPart:
+			if paired && p.Provider == m.r.name && p.ItemID != "" {
+				// The message that followed a replayed reasoning item goes
+				// back as that output item, with its ID, so they pair.
+				flush(i)
+				rw.item()
+				rw.b = append(rw.b, `{"type":"message","role":"assistant","id":`...)
+				rw.b = appendJSONString(rw.b, p.ItemID)
+				rw.b = append(rw.b, `,"status":"completed","content":[{"type":"output_text","text":`...)
+				rw.b = appendJSONString(rw.b, p.Text)
+				rw.b = append(rw.b, `,"annotations":[],"logprobs":[]}]}`...)
+				paired = false
+				continue
+			}
+			if texts == 0 {
+				textStart = i
+			}
+			texts++
+			textLen += len(p.Text)
+			textValid = textValid && utf8.ValidString(p.Text)
+		case runlet.ReasoningPart:
+			if p.Provider != m.r.name {
+				continue // foreign continuation state: never sent
+			}
+			paired = keep != nil && keep[i]
+			if !paired {
+				continue
+			}
+			flush(i)
+			rw.item()
+			rw.b = append(rw.b, `{"type":"reasoning","id":`...)
+			rw.b = appendJSONString(rw.b, p.ID)
+			rw.b = append(rw.b, `,"summary":[`...)
+			if p.Text != "" {
+				rw.b = append(rw.b, `{"type":"summary_text","text":`...)
+				rw.b = appendJSONString(rw.b, p.Text)
+				rw.b = append(rw.b, '}')
+			}
+			rw.b = append(rw.b, ']')
+			if p.Encrypted != "" {
+				rw.b = append(rw.b, `,"encrypted_content":`...)
+				rw.b = appendJSONString(rw.b, p.Encrypted)
+			}
+			rw.b = append(rw.b, '}')
+		case runlet.ToolCallPart:
+			flush(i)
+			if p.ID == "" || p.Name == "" {
+				return fmt.Errorf("tool call without ID or name")
+			}
+			rw.item()
+			rw.b = append(rw.b, `{"type":"function_call"`...)
+			if paired && p.Provider == m.r.name && p.ItemID != "" {
+				rw.b = append(rw.b, `,"id":`...)
+				rw.b = appendJSONString(rw.b, p.ItemID)
+			}
+			rw.b = append(rw.b, `,"call_id":`...)
+			rw.b = appendJSONString(rw.b, p.ID)
+			rw.b = append(rw.b, `,"name":`...)
+			rw.b = appendJSONString(rw.b, p.Name)
+			rw.b = append(rw.b, `,"arguments":`...)
+			if len(p.Arguments) == 0 {
+				rw.b = append(rw.b, `"{}"`...)
+			} else {
+				rw.b = appendJSONString(rw.b, p.Arguments)
+			}
+			rw.b = append(rw.b, '}')
+		}
+	}
+	flush(len(parts))
+	return nil
+}
+
+// assistantText writes the text parts among parts, joined, as one
+// assistant input message.
+func (rw *respWriter) assistantText(parts []runlet.Part, texts int, valid bool) {
+	rw.item()
+	rw.b = append(rw.b, `{"type":"message","role":"assistant","content":`...)
+	if !valid && texts > 1 {
+		// Invalid UTF-8 is replaced after joining: a character may be
+		// split between two parts.
+		var b strings.Builder
+		for _, p := range parts {
+			if t, ok := p.(runlet.TextPart); ok {
+				b.WriteString(t.Text)
+			}
+		}
+		rw.b = appendJSONString(rw.b, b.String())
+	} else {
+		rw.b = append(rw.b, '"')
+		for _, p := range parts {
+			if t, ok := p.(runlet.TextPart); ok {
+				rw.b = appendJSONStringBody(rw.b, t.Text)
+			}
+		}
+		rw.b = append(rw.b, '"')
+	}
+	rw.b = append(rw.b, '}')
+}
