@@ -87,6 +87,7 @@ type run struct {
 	// turnResults)
 	turnResultBuf [turnCalls]ToolResultPart
 	turnInvokes   [turnCalls]invocation
+	turnCallBuf   [turnCalls]ToolCallPart
 	// where a call running alone leaves its result (see callTool); not
 	// used again once a tool was abandoned
 	wait     toolWait
@@ -176,7 +177,7 @@ func (r *run) drive(parent context.Context) {
 		if !ok {
 			return
 		}
-		calls = resp.Message.ToolCalls()
+		calls = r.callsOf(resp.Message)
 		if r.out != nil {
 			if calls, ok = r.checkOutput(resp, calls); !ok {
 				return
@@ -188,6 +189,22 @@ func (r *run) drive(parent context.Context) {
 			return
 		}
 	}
+}
+
+// callsOf is m.ToolCalls() in the run's own buffer when there are few: a
+// turn's calls are done with (copied where kept) before the next model
+// call.
+func (r *run) callsOf(m Message) []ToolCallPart {
+	calls := r.turnCallBuf[:0]
+	for _, p := range m.Parts {
+		if c, ok := p.(ToolCallPart); ok {
+			calls = append(calls, c)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	return calls
 }
 
 // setup derives the run's settings from the agent, the runtime and the run
