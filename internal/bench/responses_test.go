@@ -18,7 +18,7 @@ import (
 // The same two-call tool run against the fake OpenAI Responses server. The
 // server answers from a queue, so each iteration enqueues its two turns.
 
-func responsesServer(b *testing.B) (*runlettest.OpenAIResponsesServer, func()) {
+func responsesServer(b testing.TB) (*runlettest.OpenAIResponsesServer, func()) {
 	srv := runlettest.NewOpenAIResponsesServer()
 	srv.ChunkSize = 4 // "sun " per delta: 1,000 deltas
 	b.Cleanup(srv.Close)
