@@ -27,6 +27,8 @@ type Hooks struct {
 	// Any other error fails the run (policy "hook:BeforeToolCall").
 	BeforeToolCall func(ctx context.Context, call *ToolCallPart) (*ToolResultPart, error)
 	// AfterToolCall may edit the result before the model sees it. An error
-	// fails the run (policy "hook:AfterToolCall").
+	// fails the run (policy "hook:AfterToolCall"). result is valid only
+	// during the call (the run reuses its storage); keep a copy, *result,
+	// not the pointer.
 	AfterToolCall func(ctx context.Context, call ToolCallPart, result *ToolResultPart) error
 }
