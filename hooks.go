@@ -24,7 +24,8 @@ type Hooks struct {
 	//   - deny: return Deny(reason); the model sees an is-error result;
 	//   - interrupt: return ErrApprovalRequired; the run stops as interrupted
 	//     until Runtime.Resume decides on the call.
-	// Any other error fails the run (policy "hook:BeforeToolCall").
+	// Any other error fails the run (policy "hook:BeforeToolCall"). Like
+	// AfterToolCall's result, call is valid only during the call.
 	BeforeToolCall func(ctx context.Context, call *ToolCallPart) (*ToolResultPart, error)
 	// AfterToolCall may edit the result before the model sees it. An error
 	// fails the run (policy "hook:AfterToolCall"). result is valid only
