@@ -254,7 +254,12 @@ func TestChatScanFixtures(t *testing.T) {
 					if checkChunk(t, data, before...) {
 						fastChunks++
 					}
-					before = append(before, data)
+					// The two chunks before are enough to exercise the
+					// fast path's reused storage; replaying all of them
+					// made the test quadratic in the recording's length.
+					if before = append(before, data); len(before) > 2 {
+						before = before[len(before)-2:]
+					}
 				}
 			}
 		}
