@@ -246,14 +246,17 @@ func (s *Scanner) literal(lit string) bool {
 
 // Skip passes over one value of any kind, checking its syntax as
 // encoding/json does. It returns the value's bytes, as a json.RawMessage
-// holds them.
+// holds them: a slice of the input, of capacity its length.
 func (s *Scanner) Skip() ([]byte, bool) {
 	s.Space()
 	start := s.i
 	if !s.skip(0) {
 		return nil, false
 	}
-	return s.b[start:s.i], true
+	// Capacity ends with the value: an append to it (a caller's, or its
+	// caller's: a tool call's arguments) must not overwrite the input
+	// after it, such as the next call's arguments.
+	return s.b[start:s.i:s.i], true
 }
 
 func (s *Scanner) skip(depth int) bool {

@@ -182,3 +182,35 @@ func TestAllocs(t *testing.T) {
 		t.Errorf("AppendFragment: %v allocations, want 0", n)
 	}
 }
+
+// What Skip and PlainString return ends its capacity with the value: an
+// append to one (a tool call's arguments, appended to by a hook) leaves
+// the input after it, another call's arguments, as it was.
+func TestSlicesEndCapacity(t *testing.T) {
+	in := []byte(`[{"a":1},"plain",{"b":2}]`)
+	var s Scanner
+	s.Reset(in)
+	var got [][]byte
+	ok := s.Array(func() bool {
+		if s.Peek() == '"' {
+			v, ok := s.PlainString()
+			got = append(got, v)
+			return ok
+		}
+		v, ok := s.Skip()
+		got = append(got, v)
+		return ok
+	})
+	if !ok || len(got) != 3 {
+		t.Fatalf("ok %v, %q", ok, got)
+	}
+	for _, v := range got {
+		if cap(v) != len(v) {
+			t.Errorf("%q: capacity %d past its length %d", v, cap(v), len(v))
+		}
+		_ = append(v, "XXXXXXXX"...)
+	}
+	if string(in) != `[{"a":1},"plain",{"b":2}]` {
+		t.Errorf("input changed: %s", in)
+	}
+}

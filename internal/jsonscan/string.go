@@ -60,7 +60,7 @@ func (s *Scanner) raw() (body []byte, isPlain, ok bool) {
 		}
 		switch c := s.b[s.i]; {
 		case c == '"':
-			body = s.b[start:s.i]
+			body = s.b[start:s.i:s.i] // see Skip
 			s.i++
 			return body, !esc && (ascii || utf8.Valid(body)), true
 		case c == '\\':
