@@ -17,13 +17,30 @@ const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string, escaped as Marshal escapes it:
 // without HTML escaping, with invalid UTF-8 replaced by U+FFFD and U+2028
-// and U+2029 escaped.
-func AppendString(dst []byte, s string) []byte {
+// and U+2029 escaped. s is a string or bytes (a json.RawMessage sent as a
+// string), written without converting one to the other.
+func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
+	dst = AppendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// safeASCII marks the ASCII bytes a JSON string holds as they are.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// AppendEscaped appends s escaped as AppendString escapes it, without the
+// quotes: pieces of valid UTF-8 appended one after another make one JSON
+// string's contents.
+func AppendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
+			if safeASCII[b] {
 				i++
 				continue
 			}
@@ -48,7 +65,8 @@ func AppendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		c, size := utf8.DecodeRuneInString(s[i:])
+		n := min(len(s)-i, utf8.UTFMax)
+		c, size := utf8.DecodeRuneInString(string(s[i : i+n])) // at most 4 bytes: not allocated
 		if c == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
@@ -65,8 +83,7 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // AppendRaw appends raw as Marshal writes a json.RawMessage: compacted

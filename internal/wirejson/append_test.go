@@ -20,6 +20,18 @@ func TestAppendString(t *testing.T) {
 		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
 			t.Errorf("AppendString(%q) = %s, want x%s", s, got, want)
 		}
+		checkAppendStringBytes(t, s, want)
+	}
+}
+
+// checkAppendStringBytes checks the []byte forms against Marshal's want.
+func checkAppendStringBytes(t *testing.T, s string, want []byte) {
+	t.Helper()
+	if got := AppendString([]byte("x"), json.RawMessage(s)); string(got) != "x"+string(want) {
+		t.Errorf("AppendString(bytes %q) = %s, want x%s", s, got, want)
+	}
+	if got := AppendEscaped([]byte("x"), []byte(s)); `x"`+string(got[1:])+`"` != "x"+string(want) {
+		t.Errorf("AppendEscaped(%q) = %s, want %s unquoted", s, got, want)
 	}
 }
 
@@ -35,6 +47,7 @@ func FuzzAppendString(f *testing.F) {
 		if got := AppendString(nil, s); string(got) != string(want) {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		checkAppendStringBytes(t, s, want)
 	})
 }
 

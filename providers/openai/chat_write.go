@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +53,7 @@ func chatWrite(req *runlet.ModelRequest, provider string, ctl *chatControl, stre
 
 func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *chatControl, stream bool) ([]byte, error) {
 	w.b = append(w.b, `{"model":`...)
-	w.b = appendJSONString(w.b, ctl.model)
+	w.b = wirejson.AppendString(w.b, ctl.model)
 	w.b = append(w.b, `,"messages":[`...)
 	if err := w.messages(req, provider, ctl); err != nil {
 		return nil, err
@@ -76,13 +75,16 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 				w.b = append(w.b, ',')
 			}
 			w.b = append(w.b, `{"type":"function","function":{"name":`...)
-			w.b = appendJSONString(w.b, t.Name)
+			w.b = wirejson.AppendString(w.b, t.Name)
 			if t.Description != "" {
 				w.b = append(w.b, `,"description":`...)
-				w.b = appendJSONString(w.b, t.Description)
+				w.b = wirejson.AppendString(w.b, t.Description)
 			}
 			w.b = append(w.b, `,"parameters":`...)
-			w.b = appendRawJSON(w.b, params)
+			var err error
+			if w.b, err = wirejson.AppendRaw(w.b, params); err != nil {
+				return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
 			if ctl.strict {
 				w.b = append(w.b, `,"strict":true`...)
 			}
@@ -98,10 +100,10 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 			if mode == runlet.ToolChoiceTool {
 				// encoding/json writes a map's keys sorted.
 				w.b = append(w.b, `{"function":{"name":`...)
-				w.b = appendJSONString(w.b, req.ToolChoice.Name)
+				w.b = wirejson.AppendString(w.b, req.ToolChoice.Name)
 				w.b = append(w.b, `},"type":"function"}`...)
 			} else {
-				w.b = appendJSONString(w.b, string(mode))
+				w.b = wirejson.AppendString(w.b, string(mode))
 			}
 			w.end(at, "tool_choice")
 		}
@@ -113,14 +115,16 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		}
 		at := w.key("response_format")
 		w.b = append(w.b, `{"type":"json_schema","json_schema":{"name":`...)
-		w.b = appendJSONString(w.b, name)
+		w.b = wirejson.AppendString(w.b, name)
 		if os.Description != "" {
 			w.b = append(w.b, `,"description":`...)
-			w.b = appendJSONString(w.b, os.Description)
+			w.b = wirejson.AppendString(w.b, os.Description)
 		}
 		if os.Schema != nil {
 			w.b = append(w.b, `,"schema":`...)
-			w.b = appendRawJSON(w.b, raw)
+			if w.b, err = wirejson.AppendRaw(w.b, raw); err != nil {
+				return nil, fmt.Errorf("output schema: %w", err)
+			}
 		}
 		if strict {
 			w.b = append(w.b, `,"strict":true`...)
@@ -137,7 +141,7 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		}
 		at := w.key(f.key)
 		var err error
-		if w.b, err = appendJSONFloat(w.b, *f.v); err != nil {
+		if w.b, err = wirejson.AppendFloat(w.b, *f.v); err != nil {
 			return nil, fmt.Errorf("encoding request: %w", err)
 		}
 		w.end(at, f.key)
@@ -155,7 +159,7 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 			} else {
 				w.b = append(w.b, '[')
 			}
-			w.b = appendJSONString(w.b, s)
+			w.b = wirejson.AppendString(w.b, s)
 		}
 		w.b = append(w.b, ']')
 		w.end(at, "stop")
@@ -176,7 +180,7 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 			return nil, fmt.Errorf("option %q: %w", k, err)
 		}
 		w.b = append(w.b, ',')
-		w.b = appendJSONString(w.b, k)
+		w.b = wirejson.AppendString(w.b, k)
 		w.b = append(w.b, ':')
 		w.b = append(w.b, raw...)
 	}
@@ -235,24 +239,24 @@ func (w *chatWriter) open(role string) {
 	}
 	w.n++
 	w.b = append(w.b, `{"role":`...)
-	w.b = appendJSONString(w.b, role)
+	w.b = wirejson.AppendString(w.b, role)
 }
 
 // textMessage writes a message whose content is a string.
 func (w *chatWriter) textMessage(role, content string) {
 	w.open(role)
 	w.b = append(w.b, `,"content":`...)
-	w.b = appendJSONString(w.b, content)
+	w.b = wirejson.AppendString(w.b, content)
 	w.b = append(w.b, '}')
 }
 
 func (w *chatWriter) toolMessage(p runlet.ToolResultPart) {
 	w.open("tool")
 	w.b = append(w.b, `,"content":`...)
-	w.b = appendJSONString(w.b, p.Content)
+	w.b = wirejson.AppendString(w.b, p.Content)
 	if p.CallID != "" {
 		w.b = append(w.b, `,"tool_call_id":`...)
-		w.b = appendJSONString(w.b, p.CallID)
+		w.b = wirejson.AppendString(w.b, p.CallID)
 	}
 	w.b = append(w.b, '}')
 }
@@ -328,36 +332,36 @@ func (w *chatWriter) user(msg runlet.Message) error {
 
 func (w *chatWriter) contentPart(p *chatContentPart) {
 	w.b = append(w.b, `{"type":`...)
-	w.b = appendJSONString(w.b, p.Type)
+	w.b = wirejson.AppendString(w.b, p.Type)
 	if p.Text != "" {
 		w.b = append(w.b, `,"text":`...)
-		w.b = appendJSONString(w.b, p.Text)
+		w.b = wirejson.AppendString(w.b, p.Text)
 	}
 	if u := p.ImageURL; u != nil {
 		w.b = append(w.b, `,"image_url":{"url":`...)
-		w.b = appendJSONString(w.b, u.URL)
+		w.b = wirejson.AppendString(w.b, u.URL)
 		if u.Detail != "" {
 			w.b = append(w.b, `,"detail":`...)
-			w.b = appendJSONString(w.b, u.Detail)
+			w.b = wirejson.AppendString(w.b, u.Detail)
 		}
 		w.b = append(w.b, '}')
 	}
 	if a := p.InputAudio; a != nil {
 		w.b = append(w.b, `,"input_audio":{"data":`...)
-		w.b = appendJSONString(w.b, a.Data)
+		w.b = wirejson.AppendString(w.b, a.Data)
 		w.b = append(w.b, `,"format":`...)
-		w.b = appendJSONString(w.b, a.Format)
+		w.b = wirejson.AppendString(w.b, a.Format)
 		w.b = append(w.b, '}')
 	}
 	if f := p.File; f != nil {
 		w.b = append(w.b, `,"file":{`...)
 		if f.Filename != "" {
 			w.b = append(w.b, `"filename":`...)
-			w.b = appendJSONString(w.b, f.Filename)
+			w.b = wirejson.AppendString(w.b, f.Filename)
 			w.b = append(w.b, ',')
 		}
 		w.b = append(w.b, `"file_data":`...)
-		w.b = appendJSONString(w.b, f.FileData)
+		w.b = wirejson.AppendString(w.b, f.FileData)
 		w.b = append(w.b, '}')
 	}
 	w.b = append(w.b, '}')
@@ -413,20 +417,20 @@ func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField stri
 			}
 			first = false
 			w.b = append(w.b, `{"id":`...)
-			w.b = appendJSONString(w.b, p.ID)
+			w.b = wirejson.AppendString(w.b, p.ID)
 			w.b = append(w.b, `,"type":"function","function":{"name":`...)
-			w.b = appendJSONString(w.b, p.Name)
+			w.b = wirejson.AppendString(w.b, p.Name)
 			w.b = append(w.b, `,"arguments":`...)
 			if len(bytes.TrimSpace(p.Arguments)) == 0 {
 				w.b = append(w.b, `"{}"`...)
 			} else {
-				w.b = appendJSONString(w.b, p.Arguments)
+				w.b = wirejson.AppendString(w.b, p.Arguments)
 			}
 			w.b = append(w.b, '}')
 			if p.Signature != "" && p.Provider == provider {
 				// Sent back unchanged, on the call, only to the server that signed it.
 				w.b = append(w.b, `,"extra_content":{"google":{"thought_signature":`...)
-				w.b = appendJSONString(w.b, p.Signature)
+				w.b = wirejson.AppendString(w.b, p.Signature)
 				w.b = append(w.b, "}}"...)
 			}
 			w.b = append(w.b, '}')
@@ -439,17 +443,20 @@ func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField stri
 		// message with tool calls carries reasoning_content, even empty.
 		if reasoning.Len() > 0 || calls > 0 {
 			w.b = append(w.b, `,"reasoning_content":`...)
-			w.b = appendJSONString(w.b, reasoning.String())
+			w.b = wirejson.AppendString(w.b, reasoning.String())
 		}
 	case "reasoning":
 		if reasoning.Len() > 0 {
 			w.b = append(w.b, `,"reasoning":`...)
-			w.b = appendJSONString(w.b, reasoning.String())
+			w.b = wirejson.AppendString(w.b, reasoning.String())
 		}
 	}
 	if d := chatJoinDetails(details); len(d) > 0 {
 		w.b = append(w.b, `,"reasoning_details":`...)
-		w.b = appendRawJSON(w.b, d)
+		var err error
+		if w.b, err = wirejson.AppendRaw(w.b, d); err != nil {
+			return err
+		}
 	}
 	w.b = append(w.b, '}')
 	return nil
@@ -466,13 +473,13 @@ func (w *chatWriter) assistantText(msg runlet.Message, texts int, valid bool) {
 				b.WriteString(t.Text)
 			}
 		}
-		w.b = appendJSONString(w.b, b.String())
+		w.b = wirejson.AppendString(w.b, b.String())
 		return
 	}
 	w.b = append(w.b, '"')
 	for _, p := range msg.Parts {
 		if t, ok := p.(runlet.TextPart); ok {
-			w.b = appendJSONStringBody(w.b, t.Text)
+			w.b = wirejson.AppendEscaped(w.b, t.Text)
 		}
 	}
 	w.b = append(w.b, '"')
@@ -488,132 +495,4 @@ func (w *chatWriter) toolResults(msg runlet.Message) error {
 		}
 	}
 	return nil
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes it
-// without HTML escaping: invalid UTF-8 as U+FFFD, U+2028 and U+2029
-// escaped.
-func appendJSONString[S ~[]byte | ~string](dst []byte, s S) []byte {
-	dst = append(dst, '"')
-	dst = appendJSONStringBody(dst, s)
-	return append(dst, '"')
-}
-
-// jsonSafe marks the ASCII bytes a JSON string holds as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONStringBody appends s escaped, without the quotes.
-func appendJSONStringBody[S ~[]byte | ~string](dst []byte, s S) []byte {
-	const hex = "0123456789abcdef"
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		n := min(len(s)-i, utf8.UTFMax)
-		c, size := utf8.DecodeRuneInString(string(s[i : i+n]))
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
-}
-
-// appendRawJSON appends raw, which must be valid JSON, compacted as
-// encoding/json writes a json.RawMessage.
-func appendRawJSON(dst, raw []byte) []byte {
-	if jsonCompact(raw) {
-		return append(dst, raw...)
-	}
-	buf := bytes.NewBuffer(dst)
-	if json.Compact(buf, raw) != nil {
-		return append(dst, raw...) // not reached: callers pass valid JSON
-	}
-	return buf.Bytes()
-}
-
-// jsonCompact reports whether valid JSON has no whitespace outside its
-// strings.
-func jsonCompact(raw []byte) bool {
-	in, esc := false, false
-	for _, c := range raw {
-		switch {
-		case esc:
-			esc = false
-		case in:
-			switch c {
-			case '\\':
-				esc = true
-			case '"':
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == ' ', c == '\t', c == '\n', c == '\r':
-			return false
-		}
-	}
-	return true
-}
-
-// appendJSONFloat appends f as encoding/json writes a float64; NaN and
-// infinities are its error.
-func appendJSONFloat(dst []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		_, err := json.Marshal(f)
-		return dst, err
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// Clean up e-09 to e-9, as encoding/json does.
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/dataurl"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // The Responses request body written directly, as chat_write.go writes
@@ -44,14 +45,14 @@ func (m *Responses) write(w *respRequest, req *runlet.ModelRequest, msgs []runle
 func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []runlet.Message, strict bool) ([]byte, error) {
 	m := rw.m
 	rw.b = append(rw.b, `{"model":`...)
-	rw.b = appendJSONString(rw.b, w.Model)
+	rw.b = wirejson.AppendString(rw.b, w.Model)
 	if w.Instructions != "" {
 		rw.b = append(rw.b, `,"instructions":`...)
-		rw.b = appendJSONString(rw.b, w.Instructions)
+		rw.b = wirejson.AppendString(rw.b, w.Instructions)
 	}
 	if w.PreviousResponseID != "" {
 		rw.b = append(rw.b, `,"previous_response_id":`...)
-		rw.b = appendJSONString(rw.b, w.PreviousResponseID)
+		rw.b = wirejson.AppendString(rw.b, w.PreviousResponseID)
 	}
 	rw.b = append(rw.b, `,"input":[`...)
 	for i, msg := range msgs {
@@ -84,13 +85,16 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 				rw.b = append(rw.b, ',')
 			}
 			rw.b = append(rw.b, `{"type":"function","name":`...)
-			rw.b = appendJSONString(rw.b, t.Name)
+			rw.b = wirejson.AppendString(rw.b, t.Name)
 			if t.Description != "" {
 				rw.b = append(rw.b, `,"description":`...)
-				rw.b = appendJSONString(rw.b, t.Description)
+				rw.b = wirejson.AppendString(rw.b, t.Description)
 			}
 			rw.b = append(rw.b, `,"parameters":`...)
-			rw.b = appendRawJSON(rw.b, params)
+			var err error
+			if rw.b, err = wirejson.AppendRaw(rw.b, params); err != nil {
+				return nil, m.invalid(fmt.Sprintf("tool %q schema", t.Name), err)
+			}
 			rw.b = append(rw.b, `,"strict":`...)
 			rw.b = strconv.AppendBool(rw.b, strict)
 			rw.b = append(rw.b, '}')
@@ -105,11 +109,11 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 	case runlet.ToolChoiceTool:
 		// encoding/json writes a map's keys sorted.
 		rw.b = append(rw.b, `,"tool_choice":{"name":`...)
-		rw.b = appendJSONString(rw.b, req.ToolChoice.Name)
+		rw.b = wirejson.AppendString(rw.b, req.ToolChoice.Name)
 		rw.b = append(rw.b, `,"type":"function"}`...)
 	default:
 		rw.b = append(rw.b, `,"tool_choice":`...)
-		rw.b = appendJSONString(rw.b, string(mode))
+		rw.b = wirejson.AppendString(rw.b, string(mode))
 	}
 	if sch := req.OutputSchema; sch != nil && sch.Schema != nil {
 		name, raw, strict, err := outputFormat(sch)
@@ -120,16 +124,14 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 		rw.b = append(rw.b, `,"text":{"format":{`...)
 		if sch.Description != "" {
 			rw.b = append(rw.b, `"description":`...)
-			rw.b = appendJSONString(rw.b, sch.Description)
+			rw.b = wirejson.AppendString(rw.b, sch.Description)
 			rw.b = append(rw.b, ',')
 		}
 		rw.b = append(rw.b, `"name":`...)
-		rw.b = appendJSONString(rw.b, name)
+		rw.b = wirejson.AppendString(rw.b, name)
 		rw.b = append(rw.b, `,"schema":`...)
-		if raw == nil {
-			rw.b = append(rw.b, "null"...)
-		} else {
-			rw.b = appendRawJSON(rw.b, raw)
+		if rw.b, err = wirejson.AppendRaw(rw.b, raw); err != nil { // nil: null
+			return nil, m.invalid("output schema", err)
 		}
 		rw.b = append(rw.b, `,"strict":`...)
 		rw.b = strconv.AppendBool(rw.b, strict)
@@ -148,7 +150,7 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 		}
 		rw.b = append(rw.b, f.key...)
 		var err error
-		if rw.b, err = appendJSONFloat(rw.b, *f.v); err != nil {
+		if rw.b, err = wirejson.AppendFloat(rw.b, *f.v); err != nil {
 			return nil, m.invalid("encoding request", err)
 		}
 	}
@@ -160,7 +162,7 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 			if i > 0 {
 				rw.b = append(rw.b, ',')
 			}
-			rw.b = appendJSONString(rw.b, s)
+			rw.b = wirejson.AppendString(rw.b, s)
 		}
 		rw.b = append(rw.b, ']')
 	}
@@ -204,9 +206,9 @@ func (rw *respWriter) input(msg runlet.Message) error {
 			}
 			rw.item()
 			rw.b = append(rw.b, `{"type":"function_call_output","call_id":`...)
-			rw.b = appendJSONString(rw.b, p.CallID)
+			rw.b = wirejson.AppendString(rw.b, p.CallID)
 			rw.b = append(rw.b, `,"output":`...)
-			rw.b = appendJSONString(rw.b, p.Content)
+			rw.b = wirejson.AppendString(rw.b, p.Content)
 			rw.b = append(rw.b, '}')
 		}
 		// Reasoning and tool calls outside assistant messages have no input form.
@@ -222,12 +224,12 @@ func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
 	mark, items := len(rw.b), rw.items
 	rw.item()
 	rw.b = append(rw.b, `{"type":"message","role":`...)
-	rw.b = appendJSONString(rw.b, role)
+	rw.b = wirejson.AppendString(rw.b, role)
 	rw.b = append(rw.b, `,"content":`...)
 	if n == 1 {
 		for _, p := range parts {
 			if t, ok := p.(runlet.TextPart); ok {
-				rw.b = appendJSONString(rw.b, t.Text)
+				rw.b = wirejson.AppendString(rw.b, t.Text)
 				rw.b = append(rw.b, '}')
 				return nil
 			}
@@ -248,7 +250,7 @@ func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
 		switch p := p.(type) {
 		case runlet.TextPart:
 			rw.b = append(rw.b, `{"type":"input_text","text":`...)
-			rw.b = appendJSONString(rw.b, p.Text)
+			rw.b = wirejson.AppendString(rw.b, p.Text)
 		case runlet.ImagePart:
 			u := p.URL
 			if len(p.Data) > 0 {
@@ -263,9 +265,9 @@ func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
 				detail = "auto"
 			}
 			rw.b = append(rw.b, `{"type":"input_image","image_url":`...)
-			rw.b = appendJSONString(rw.b, u)
+			rw.b = wirejson.AppendString(rw.b, u)
 			rw.b = append(rw.b, `,"detail":`...)
-			rw.b = appendJSONString(rw.b, detail)
+			rw.b = wirejson.AppendString(rw.b, detail)
 		case runlet.FilePart:
 			name := p.Name
 			if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
@@ -287,15 +289,15 @@ func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
 			rw.b = append(rw.b, `{"type":"input_file"`...)
 			if name != "" {
 				rw.b = append(rw.b, `,"filename":`...)
-				rw.b = appendJSONString(rw.b, name)
+				rw.b = wirejson.AppendString(rw.b, name)
 			}
 			if data != "" {
 				rw.b = append(rw.b, `,"file_data":`...)
-				rw.b = appendJSONString(rw.b, data)
+				rw.b = wirejson.AppendString(rw.b, data)
 			}
 			if url != "" {
 				rw.b = append(rw.b, `,"file_url":`...)
-				rw.b = appendJSONString(rw.b, url)
+				rw.b = wirejson.AppendString(rw.b, url)
 			}
 		}
 		rw.b = append(rw.b, '}')
@@ -350,9 +352,9 @@ func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
 				flush(i)
 				rw.item()
 				rw.b = append(rw.b, `{"type":"message","role":"assistant","id":`...)
-				rw.b = appendJSONString(rw.b, p.ItemID)
+				rw.b = wirejson.AppendString(rw.b, p.ItemID)
 				rw.b = append(rw.b, `,"status":"completed","content":[{"type":"output_text","text":`...)
-				rw.b = appendJSONString(rw.b, p.Text)
+				rw.b = wirejson.AppendString(rw.b, p.Text)
 				rw.b = append(rw.b, `,"annotations":[],"logprobs":[]}]}`...)
 				paired = false
 				continue
@@ -374,17 +376,17 @@ func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
 			flush(i)
 			rw.item()
 			rw.b = append(rw.b, `{"type":"reasoning","id":`...)
-			rw.b = appendJSONString(rw.b, p.ID)
+			rw.b = wirejson.AppendString(rw.b, p.ID)
 			rw.b = append(rw.b, `,"summary":[`...)
 			if p.Text != "" {
 				rw.b = append(rw.b, `{"type":"summary_text","text":`...)
-				rw.b = appendJSONString(rw.b, p.Text)
+				rw.b = wirejson.AppendString(rw.b, p.Text)
 				rw.b = append(rw.b, '}')
 			}
 			rw.b = append(rw.b, ']')
 			if p.Encrypted != "" {
 				rw.b = append(rw.b, `,"encrypted_content":`...)
-				rw.b = appendJSONString(rw.b, p.Encrypted)
+				rw.b = wirejson.AppendString(rw.b, p.Encrypted)
 			}
 			rw.b = append(rw.b, '}')
 		case runlet.ToolCallPart:
@@ -396,17 +398,17 @@ func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
 			rw.b = append(rw.b, `{"type":"function_call"`...)
 			if paired && p.Provider == m.r.name && p.ItemID != "" {
 				rw.b = append(rw.b, `,"id":`...)
-				rw.b = appendJSONString(rw.b, p.ItemID)
+				rw.b = wirejson.AppendString(rw.b, p.ItemID)
 			}
 			rw.b = append(rw.b, `,"call_id":`...)
-			rw.b = appendJSONString(rw.b, p.ID)
+			rw.b = wirejson.AppendString(rw.b, p.ID)
 			rw.b = append(rw.b, `,"name":`...)
-			rw.b = appendJSONString(rw.b, p.Name)
+			rw.b = wirejson.AppendString(rw.b, p.Name)
 			rw.b = append(rw.b, `,"arguments":`...)
 			if len(p.Arguments) == 0 {
 				rw.b = append(rw.b, `"{}"`...)
 			} else {
-				rw.b = appendJSONString(rw.b, p.Arguments)
+				rw.b = wirejson.AppendString(rw.b, p.Arguments)
 			}
 			rw.b = append(rw.b, '}')
 		}
@@ -429,12 +431,12 @@ func (rw *respWriter) assistantText(parts []runlet.Part, texts int, valid bool) 
 				b.WriteString(t.Text)
 			}
 		}
-		rw.b = appendJSONString(rw.b, b.String())
+		rw.b = wirejson.AppendString(rw.b, b.String())
 	} else {
 		rw.b = append(rw.b, '"')
 		for _, p := range parts {
 			if t, ok := p.(runlet.TextPart); ok {
-				rw.b = appendJSONStringBody(rw.b, t.Text)
+				rw.b = wirejson.AppendEscaped(rw.b, t.Text)
 			}
 		}
 		rw.b = append(rw.b, '"')
