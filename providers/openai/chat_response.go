@@ -41,12 +41,15 @@ type chatRespMsg struct {
 
 // chatRespCall is one tool call of a non-streamed response.
 type chatRespCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string  `json:"name"`
-		Arguments chatStr `json:"arguments"`
-	} `json:"function"`
+	ID           string            `json:"id"`
+	Function     chatCallFunc      `json:"function"`
 	ExtraContent *chatExtraContent `json:"extra_content"`
+}
+
+// chatCallFunc is a tool call's function, whole or a stream's delta.
+type chatCallFunc struct {
+	Name      string  `json:"name"`
+	Arguments chatStr `json:"arguments"`
 }
 
 // chatExtraContent is the provider state Gemini's OpenAI-compatible

@@ -73,26 +73,6 @@ type chatScanStore struct {
 	hasUsage bool
 }
 
-// chatOnce records bit in seen, reporting false if it was there: a
-// repeated object or array key, which encoding/json merges, is left to it.
-func chatOnce(seen *uint8, bit uint8) bool {
-	if *seen&bit != 0 {
-		return false
-	}
-	*seen |= bit
-	return true
-}
-
-// skip passes over the value of a key the scanner does not read, unless
-// the key matches one of fields.
-func (c *chatScanner) skip(key []byte, fields []string) bool {
-	if jsonscan.Folds(key, fields...) {
-		return false
-	}
-	_, ok := c.s.Skip()
-	return ok
-}
-
 // str reads a chatStr as its UnmarshalJSON would, for strings and null;
 // anything else declines.
 func (c *chatScanner) str(dst *chatStr) bool {
@@ -121,30 +101,6 @@ func (c *chatScanner) str(dst *chatStr) bool {
 		return ok
 	}
 	dst.b, dst.lo, dst.hi, ok = jsonscan.AppendFragment(dst.b[:0], body)
-	return ok
-}
-
-// int reads an int field: an integer, or null (which leaves it).
-func (c *chatScanner) int(dst *int) bool {
-	if c.s.Null() {
-		return true
-	}
-	v, ok := c.s.Int()
-	if ok {
-		*dst = v
-	}
-	return ok
-}
-
-// string reads a string field: a string, or null (which leaves it).
-func (c *chatScanner) string(dst *string) bool {
-	if c.s.Null() {
-		return true
-	}
-	v, ok := c.s.Str()
-	if ok {
-		*dst = v
-	}
 	return ok
 }
 
@@ -190,42 +146,42 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
-			return c.int(&u.PromptTokens)
+			return scanInt(&c.s, &u.PromptTokens)
 		case "completion_tokens":
-			return c.int(&u.CompletionTokens)
+			return scanInt(&c.s, &u.CompletionTokens)
 		case "total_tokens":
-			return c.int(&u.TotalTokens)
+			return scanInt(&c.s, &u.TotalTokens)
 		case "prompt_cache_hit_tokens":
-			return c.int(&u.PromptCacheHitTokens)
+			return scanInt(&c.s, &u.PromptCacheHitTokens)
 		case "cached_tokens":
-			return c.int(&u.CachedTokens)
+			return scanInt(&c.s, &u.CachedTokens)
 		case "reasoning_tokens":
-			return c.int(&u.ReasoningTokens)
+			return scanInt(&c.s, &u.ReasoningTokens)
 		case "prompt_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return chatOnce(&seen, 1) && s.Object(func(key []byte) bool {
+			return scanOnce(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return c.int(&u.PromptTokensDetails.CachedTokens)
+					return scanInt(&c.s, &u.PromptTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return c.int(&u.PromptTokensDetails.CacheWriteTokens)
+					return scanInt(&c.s, &u.PromptTokensDetails.CacheWriteTokens)
 				}
-				return c.skip(key, chatPromptDetailsFields)
+				return scanSkip(&c.s, key, chatPromptDetailsFields)
 			})
 		case "completion_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return chatOnce(&seen, 2) && s.Object(func(key []byte) bool {
+			return scanOnce(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return c.int(&u.CompletionTokensDetails.ReasoningTokens)
+					return scanInt(&c.s, &u.CompletionTokensDetails.ReasoningTokens)
 				}
-				return c.skip(key, chatCompletionDetailsFields)
+				return scanSkip(&c.s, key, chatCompletionDetailsFields)
 			})
 		}
-		return c.skip(key, chatUsageFields)
+		return scanSkip(&c.s, key, chatUsageFields)
 	})
 }
 
@@ -251,11 +207,11 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return c.string(&w.ID)
+			return scanString(&c.s, &w.ID)
 		case "model":
-			return c.string(&w.Model)
+			return scanString(&c.s, &w.Model)
 		case "choices":
-			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+			if !scanOnce(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -267,7 +223,7 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 				return c.choice(&st.choices[n], st)
 			})
 		case "usage":
-			if !chatOnce(&seen, 2) {
+			if !scanOnce(&seen, 2) {
 				return false
 			}
 			if s.Null() {
@@ -277,7 +233,7 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 			st.hasUsage = true
 			return c.usage(st.usage)
 		}
-		return c.skip(key, chatTopFields)
+		return scanSkip(&c.s, key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -288,13 +244,13 @@ func (c *chatScanner) choice(ch *chatChoice, st *chatScanStore) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return c.int(&ch.Index)
+			return scanInt(&c.s, &ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "message":
-			return chatOnce(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
+			return scanOnce(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
 		}
-		return c.skip(key, chatChoiceFields)
+		return scanSkip(&c.s, key, chatChoiceFields)
 	})
 }
 
@@ -318,7 +274,7 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 				st.nCalls = 0 // nil to encoding/json
 				return true
 			}
-			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+			if !scanOnce(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -330,7 +286,7 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 				return c.respCall(&st.calls[n])
 			})
 		}
-		return c.skip(key, chatMessageFields)
+		return scanSkip(&c.s, key, chatMessageFields)
 	})
 }
 
@@ -340,21 +296,13 @@ func (c *chatScanner) respCall(tc *chatRespCall) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return c.string(&tc.ID)
+			return scanString(&c.s, &tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
-			return chatOnce(&seen, 1) && s.Peek() == '{' && s.Object(func(key []byte) bool {
-				switch string(key) {
-				case "name":
-					return c.string(&tc.Function.Name)
-				case "arguments":
-					return c.str(&tc.Function.Arguments)
-				}
-				return c.skip(key, chatFuncFields)
-			})
+			return scanOnce(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return c.skip(key, chatRespCallFields)
+		return scanSkip(&c.s, key, chatRespCallFields)
 	})
 }
 
@@ -369,35 +317,27 @@ func (c *chatScanner) chunk(data []byte, h *chatChunkHead, head bool, usage *cha
 	var seen uint8
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
-		case "id":
+		case "id", "model":
 			if !head {
 				_, ok := s.Skip()
 				return ok
 			}
-			return c.string(&h.ID)
-		case "model":
-			if !head {
-				_, ok := s.Skip()
-				return ok
+			if string(key) == "id" {
+				return scanString(s, &h.ID)
 			}
-			return c.string(&h.Model)
+			return scanString(s, &h.Model)
 		case "choices":
-			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+			if !scanOnce(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
-				n := len(w.Choices)
-				if n < cap(w.Choices) {
-					w.Choices = w.Choices[:n+1] // reset, buffers kept
-				} else {
-					w.Choices = append(w.Choices, chatChunkChoice{})
-				}
-				return c.chunkChoice(&w.Choices[n])
+				w.Choices = chatGrow(w.Choices)
+				return c.chunkChoice(&w.Choices[len(w.Choices)-1])
 			})
 		case "usage":
-			return chatOnce(&seen, 2) && c.usageField(&w.Usage, usage)
+			return scanOnce(&seen, 2) && c.usageField(&w.Usage, usage)
 		}
-		return c.skip(key, chatTopFields)
+		return scanSkip(&c.s, key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -408,13 +348,13 @@ func (c *chatScanner) chunkChoice(ch *chatChunkChoice) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return c.int(&ch.Index)
+			return scanInt(&c.s, &ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "delta":
-			return chatOnce(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
+			return scanOnce(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
 		}
-		return c.skip(key, chatChunkFields)
+		return scanSkip(&c.s, key, chatChunkFields)
 	})
 }
 
@@ -436,20 +376,15 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 				d.ToolCalls = d.ToolCalls[:0] // nil to encoding/json: the same to the decoder
 				return true
 			}
-			if !chatOnce(&seen, 1) || s.Peek() != '[' {
+			if !scanOnce(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
-				n := len(d.ToolCalls)
-				if n < cap(d.ToolCalls) {
-					d.ToolCalls = d.ToolCalls[:n+1] // reset, buffers kept
-				} else {
-					d.ToolCalls = append(d.ToolCalls, chatToolCallDelta{})
-				}
-				return c.callDelta(&d.ToolCalls[n])
+				d.ToolCalls = chatGrow(d.ToolCalls)
+				return c.callDelta(&d.ToolCalls[len(d.ToolCalls)-1])
 			})
 		}
-		return c.skip(key, chatDeltaFields)
+		return scanSkip(&c.s, key, chatDeltaFields)
 	})
 }
 
@@ -467,20 +402,35 @@ func (c *chatScanner) callDelta(tc *chatToolCallDelta) bool {
 			tc.Index = chatOptInt{v: v, set: ok}
 			return ok
 		case "id":
-			return c.string(&tc.ID)
+			return scanString(&c.s, &tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
-			return chatOnce(&seen, 1) && s.Peek() == '{' && s.Object(func(key []byte) bool {
-				switch string(key) {
-				case "name":
-					return c.string(&tc.Function.Name)
-				case "arguments":
-					return c.str(&tc.Function.Arguments)
-				}
-				return c.skip(key, chatFuncFields)
-			})
+			return scanOnce(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return c.skip(key, chatCallDeltaFields)
+		return scanSkip(&c.s, key, chatCallDeltaFields)
 	})
+}
+
+// function reads a tool call's function object.
+func (c *chatScanner) function(f *chatCallFunc) bool {
+	return c.s.Object(func(key []byte) bool {
+		switch string(key) {
+		case "name":
+			return scanString(&c.s, &f.Name)
+		case "arguments":
+			return c.str(&f.Arguments)
+		}
+		return scanSkip(&c.s, key, chatFuncFields)
+	})
+}
+
+// chatGrow extends s by one element: the next one within its capacity
+// (reset by chatChunk.reset, its buffers kept), or a new zero one.
+func chatGrow[T any](s []T) []T {
+	if n := len(s); n < cap(s) {
+		return s[:n+1]
+	}
+	var zero T
+	return append(s, zero)
 }

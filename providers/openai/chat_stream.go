@@ -46,12 +46,9 @@ type chatDelta struct {
 }
 
 type chatToolCallDelta struct {
-	Index    chatOptInt `json:"index"`
-	ID       string     `json:"id"`
-	Function struct {
-		Name      string  `json:"name"`
-		Arguments chatStr `json:"arguments"`
-	} `json:"function"`
+	Index        chatOptInt        `json:"index"`
+	ID           string            `json:"id"`
+	Function     chatCallFunc      `json:"function"`
 	ExtraContent *chatExtraContent `json:"extra_content"`
 }
 

@@ -153,13 +153,13 @@ func (b *respBodyScan) scan(data []byte) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return b.str(&w.ID)
+			return scanString(b.s, &w.ID)
 		case "model":
-			return b.str(&w.Model)
+			return scanString(b.s, &w.Model)
 		case "status":
 			return b.status(&w.Status)
 		case "output":
-			if !respOnce(&seen, 1) || s.Peek() != '[' {
+			if !scanOnce(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -174,7 +174,7 @@ func (b *respBodyScan) scan(data []byte) bool {
 				w.Usage = nil
 				return true
 			}
-			if !respOnce(&seen, 2) || s.Peek() != '{' {
+			if !scanOnce(&seen, 2) || s.Peek() != '{' {
 				return false
 			}
 			w.Usage = new(respUsage)
@@ -184,15 +184,15 @@ func (b *respBodyScan) scan(data []byte) bool {
 				w.IncompleteDetails = nil
 				return true
 			}
-			if !respOnce(&seen, 4) || s.Peek() != '{' {
+			if !scanOnce(&seen, 4) || s.Peek() != '{' {
 				return false
 			}
 			w.IncompleteDetails = new(respIncomplete)
 			return s.Object(func(key []byte) bool {
 				if string(key) == "reason" {
-					return b.str(&w.IncompleteDetails.Reason)
+					return scanString(b.s, &w.IncompleteDetails.Reason)
 				}
-				return b.skip(key, respIncompleteFields)
+				return scanSkip(b.s, key, respIncompleteFields)
 			})
 		case "error":
 			// null is the error of a response that has none; anything
@@ -203,39 +203,9 @@ func (b *respBodyScan) scan(data []byte) bool {
 			w.Error = nil
 			return true
 		}
-		return b.skip(key, respBodyFields)
+		return scanSkip(b.s, key, respBodyFields)
 	})
 	return ok && s.End()
-}
-
-// respOnce records bit in seen, reporting false if it was there: a
-// repeated object or array key, which encoding/json merges, is left to it.
-func respOnce(seen *uint8, bit uint8) bool {
-	if *seen&bit != 0 {
-		return false
-	}
-	*seen |= bit
-	return true
-}
-
-func (b *respBodyScan) skip(key []byte, fields []string) bool {
-	if jsonscan.Folds(key, fields...) {
-		return false
-	}
-	_, ok := b.s.Skip()
-	return ok
-}
-
-// str reads a string field: a string, or null (which leaves it).
-func (b *respBodyScan) str(dst *string) bool {
-	if b.s.Null() {
-		return true
-	}
-	v, ok := b.s.Str()
-	if ok {
-		*dst = v
-	}
-	return ok
 }
 
 // status reads a status or a type without allocating for the usual ones.
@@ -274,53 +244,42 @@ func (b *respBodyScan) status(dst *string) bool {
 	return true
 }
 
-func (b *respBodyScan) int(dst *int) bool {
-	if b.s.Null() {
-		return true
-	}
-	v, ok := b.s.Int()
-	if ok {
-		*dst = v
-	}
-	return ok
-}
-
 func (b *respBodyScan) usage(u *respUsage) bool {
 	s := b.s
 	var seen uint8
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "input_tokens":
-			return b.int(&u.InputTokens)
+			return scanInt(b.s, &u.InputTokens)
 		case "output_tokens":
-			return b.int(&u.OutputTokens)
+			return scanInt(b.s, &u.OutputTokens)
 		case "total_tokens":
-			return b.int(&u.TotalTokens)
+			return scanInt(b.s, &u.TotalTokens)
 		case "input_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return respOnce(&seen, 1) && s.Object(func(key []byte) bool {
+			return scanOnce(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return b.int(&u.InputTokensDetails.CachedTokens)
+					return scanInt(b.s, &u.InputTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return b.int(&u.InputTokensDetails.CacheWriteTokens)
+					return scanInt(b.s, &u.InputTokensDetails.CacheWriteTokens)
 				}
-				return b.skip(key, respInDetailsFields)
+				return scanSkip(b.s, key, respInDetailsFields)
 			})
 		case "output_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return respOnce(&seen, 2) && s.Object(func(key []byte) bool {
+			return scanOnce(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return b.int(&u.OutputTokensDetails.ReasoningTokens)
+					return scanInt(b.s, &u.OutputTokensDetails.ReasoningTokens)
 				}
-				return b.skip(key, respOutDetailsFields)
+				return scanSkip(b.s, key, respOutDetailsFields)
 			})
 		}
-		return b.skip(key, respUsageFields)
+		return scanSkip(b.s, key, respUsageFields)
 	})
 }
 
@@ -332,21 +291,21 @@ func (b *respBodyScan) item(it *respOutItem) bool {
 		case "type":
 			return b.status(&it.Type)
 		case "id":
-			return b.str(&it.ID)
+			return scanString(b.s, &it.ID)
 		case "encrypted_content":
-			return b.str(&it.EncryptedContent)
+			return scanString(b.s, &it.EncryptedContent)
 		case "call_id":
-			return b.str(&it.CallID)
+			return scanString(b.s, &it.CallID)
 		case "name":
-			return b.str(&it.Name)
+			return scanString(b.s, &it.Name)
 		case "arguments":
-			return b.str(&it.Arguments)
+			return scanString(b.s, &it.Arguments)
 		case "content":
-			return respOnce(&seen, 1) && b.parts(&it.Content)
+			return scanOnce(&seen, 1) && b.parts(&it.Content)
 		case "summary":
-			return respOnce(&seen, 2) && b.parts(&it.Summary)
+			return scanOnce(&seen, 2) && b.parts(&it.Summary)
 		}
-		return b.skip(key, respItemFields)
+		return scanSkip(b.s, key, respItemFields)
 	})
 }
 
@@ -369,11 +328,11 @@ func (b *respBodyScan) parts(dst *[]respOutPart) bool {
 			case "type":
 				return b.status(&p.Type)
 			case "text":
-				return b.str(&p.Text)
+				return scanString(b.s, &p.Text)
 			case "refusal":
-				return b.str(&p.Refusal)
+				return scanString(b.s, &p.Refusal)
 			}
-			return b.skip(key, respPartFields)
+			return scanSkip(b.s, key, respPartFields)
 		})
 	})
 }
