@@ -35,35 +35,35 @@ import (
 // aliasAdapter is one adapter under test against its fake server.
 type aliasAdapter struct {
 	name  string
-	model func(base string) runlet.Model
+	model func(base string, hc *http.Client) runlet.Model
 	srv   func() runlettest.WireServer
 }
 
 func aliasAdapters() []aliasAdapter {
 	return []aliasAdapter{
-		{"chat", func(base string) runlet.Model {
-			return openai.NewChatCompletions(openai.Config{BaseURL: base, APIKey: "k", Model: "gpt-x", MaxRetries: 3})
+		{"chat", func(base string, hc *http.Client) runlet.Model {
+			return openai.NewChatCompletions(openai.Config{BaseURL: base, APIKey: "k", Model: "gpt-x", MaxRetries: 3, HTTPClient: hc})
 		}, func() runlettest.WireServer {
 			s := runlettest.NewOpenAIChatServer()
 			s.ChunkSize = aliasChunk
 			return s
 		}},
-		{"responses", func(base string) runlet.Model {
-			return openai.NewResponses(openai.Config{BaseURL: base, APIKey: "k", Model: "gpt-x", MaxRetries: 3})
+		{"responses", func(base string, hc *http.Client) runlet.Model {
+			return openai.NewResponses(openai.Config{BaseURL: base, APIKey: "k", Model: "gpt-x", MaxRetries: 3, HTTPClient: hc})
 		}, func() runlettest.WireServer {
 			s := runlettest.NewOpenAIResponsesServer()
 			s.ChunkSize = aliasChunk
 			return s
 		}},
-		{"anthropic", func(base string) runlet.Model {
-			return anthropic.NewMessages(anthropic.Config{BaseURL: base, APIKey: "k", Model: "claude-x", MaxRetries: 3})
+		{"anthropic", func(base string, hc *http.Client) runlet.Model {
+			return anthropic.NewMessages(anthropic.Config{BaseURL: base, APIKey: "k", Model: "claude-x", MaxRetries: 3, HTTPClient: hc})
 		}, func() runlettest.WireServer {
 			s := runlettest.NewAnthropicServer()
 			s.ChunkSize = aliasChunk
 			return s
 		}},
-		{"gemini", func(base string) runlet.Model {
-			return gemini.New(gemini.Config{BaseURL: base, APIKey: "k", Model: "gemini-x", MaxRetries: 3})
+		{"gemini", func(base string, hc *http.Client) runlet.Model {
+			return gemini.New(gemini.Config{BaseURL: base, APIKey: "k", Model: "gemini-x", MaxRetries: 3, HTTPClient: hc})
 		}, func() runlettest.WireServer {
 			s := runlettest.NewGeminiServer()
 			s.ChunkSize = aliasChunk
@@ -75,6 +75,14 @@ func aliasAdapters() []aliasAdapter {
 // aliasChunk is the fake servers' delta size: small arguments come in one
 // or a few deltas, large ones in some hundred.
 const aliasChunk = 200
+
+// aliasClient is an HTTP client of the test's own, its connections closed
+// when the test ends, so that none lingers into an allocation test.
+func aliasClient(t *testing.T) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: 16}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
 
 var aliasJob = regexp.MustCompile(`job-([0-9]+)`)
 
@@ -279,7 +287,7 @@ func TestConcurrentRunsShareNothing(t *testing.T) {
 					k.keep(t, runOf(&inputs, ctx), "observed "+fmt.Sprintf("%T", ev), ev)
 				})
 				rt := runlet.NewRuntime()
-				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL()), Tools: []runlet.Tool{aliasTool()}}
+				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL(), aliasClient(t)), Tools: []runlet.Tool{aliasTool()}}
 
 				var wg sync.WaitGroup
 				results := make([]*runlet.Result, aliasRuns())
@@ -335,7 +343,7 @@ func TestConcurrentApprovalResume(t *testing.T) {
 				var inputs sync.Map
 				var k keeper
 				rt := runlet.NewRuntime()
-				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL()), Tools: []runlet.Tool{aliasTool(runlet.WithApproval())}}
+				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL(), aliasClient(t)), Tools: []runlet.Tool{aliasTool(runlet.WithApproval())}}
 
 				drive := func(n int, events func(func(runlet.Event, error) bool)) *runlet.Result {
 					var res *runlet.Result
@@ -414,7 +422,7 @@ func TestAppendToArgumentsChangesNoOtherCall(t *testing.T) {
 				defer srv.Close()
 				srv.SetReplyResponder(aliasResponder)
 				rt := runlet.NewRuntime()
-				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL()), Tools: []runlet.Tool{aliasTool()}}
+				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL(), aliasClient(t)), Tools: []runlet.Tool{aliasTool()}}
 				const n = 5 // three calls, small arguments
 				var res *runlet.Result
 				var err error
