@@ -38,14 +38,28 @@ type chatWriter struct {
 // chatWrite returns the body of req. The pass-through options (extra)
 // replace generated keys of the same name; a nil option removes the key.
 func chatWrite(req *runlet.ModelRequest, provider string, ctl *chatControl, stream bool, extra []string) ([]byte, error) {
-	buf := chatScratch.Get().(*[]byte)
-	w := chatWriter{b: (*buf)[:0], extra: extra}
+	buf := getScratch()
+	w := chatWriter{b: *buf, extra: extra}
 	body, err := w.request(req, provider, ctl, stream)
+	return putScratch(buf, w.b, body, err)
+}
+
+// getScratch returns a pooled buffer, empty, to write a body into.
+func getScratch() *[]byte {
+	buf := chatScratch.Get().(*[]byte)
+	*buf = (*buf)[:0]
+	return buf
+}
+
+// putScratch returns body (written in b) copied out of the buffer, or err,
+// and puts the buffer, holding b's storage, back in the pool unless b grew
+// too large.
+func putScratch(buf *[]byte, b, body []byte, err error) ([]byte, error) {
 	if err == nil {
 		body = bytes.Clone(body)
 	}
-	if cap(w.b) <= maxPooledRequest {
-		*buf = w.b[:0]
+	if cap(b) <= maxPooledRequest {
+		*buf = b[:0]
 		chatScratch.Put(buf)
 	}
 	return body, err
@@ -402,7 +416,7 @@ func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField stri
 	w.open("assistant")
 	if texts > 0 || calls == 0 {
 		w.b = append(w.b, `,"content":`...)
-		w.assistantText(msg, texts, textValid)
+		w.b = appendJoinedText(w.b, msg.Parts, texts, textValid)
 	}
 	if calls > 0 {
 		w.b = append(w.b, `,"tool_calls":[`...)
@@ -462,27 +476,27 @@ func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField stri
 	return nil
 }
 
-// assistantText writes the message's text parts joined, as one string.
-func (w *chatWriter) assistantText(msg runlet.Message, texts int, valid bool) {
+// appendJoinedText appends the text parts among parts joined, as one JSON
+// string; texts counts them and valid says whether all are valid UTF-8.
+func appendJoinedText(dst []byte, parts []runlet.Part, texts int, valid bool) []byte {
 	if !valid && texts > 1 {
 		// Invalid UTF-8 is replaced after joining: a character may be
 		// split between two parts.
 		var b strings.Builder
-		for _, p := range msg.Parts {
+		for _, p := range parts {
 			if t, ok := p.(runlet.TextPart); ok {
 				b.WriteString(t.Text)
 			}
 		}
-		w.b = wirejson.AppendString(w.b, b.String())
-		return
+		return wirejson.AppendString(dst, b.String())
 	}
-	w.b = append(w.b, '"')
-	for _, p := range msg.Parts {
+	dst = append(dst, '"')
+	for _, p := range parts {
 		if t, ok := p.(runlet.TextPart); ok {
-			w.b = wirejson.AppendEscaped(w.b, t.Text)
+			dst = wirejson.AppendEscaped(dst, t.Text)
 		}
 	}
-	w.b = append(w.b, '"')
+	return append(dst, '"')
 }
 
 func (w *chatWriter) toolResults(msg runlet.Message) error {

@@ -107,13 +107,12 @@ func (m *Responses) appendInput(items []any, msg runlet.Message) ([]any, error) 
 	return items, nil
 }
 
-// appendAssistant translates an assistant message: text as assistant input
-// messages, tool calls as function_call items, and reasoning items this
-// provider produced when they can be replayed (see the Responses doc).
-func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool) ([]any, error) {
-	parts := msg.Parts
-	// keep[i]: reasoning part i is sent. A reasoning item is valid input only
-	// with the item that followed it, so decide from the back.
+// replayedReasoning reports which of parts, an assistant message's, are
+// reasoning items sent back (keep[i]; nil when none is): this provider's,
+// with an ID, encrypted or stored, and followed by the item they came
+// with. A reasoning item is valid input only with the item that followed
+// it, so it decides from the back.
+func (m *Responses) replayedReasoning(parts []runlet.Part, store bool) []bool {
 	var keep []bool
 	for i := len(parts) - 1; i >= 0; i-- {
 		r, ok := parts[i].(runlet.ReasoningPart)
@@ -136,6 +135,15 @@ func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool)
 			keep[i] = true
 		}
 	}
+	return keep
+}
+
+// appendAssistant translates an assistant message: text as assistant input
+// messages, tool calls as function_call items, and reasoning items this
+// provider produced when they can be replayed (see the Responses doc).
+func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool) ([]any, error) {
+	parts := msg.Parts
+	keep := m.replayedReasoning(parts, store)
 
 	var text strings.Builder
 	flush := func() {

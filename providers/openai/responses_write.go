@@ -1,10 +1,8 @@
 package openai
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/runlet/runlet"
@@ -29,17 +27,10 @@ type respWriter struct {
 // write returns the body for w's settings (its Input, Tools, ToolChoice and
 // Text unset), the messages msgs and the tools of req.
 func (m *Responses) write(w *respRequest, req *runlet.ModelRequest, msgs []runlet.Message, strict bool) ([]byte, error) {
-	buf := chatScratch.Get().(*[]byte)
-	rw := respWriter{m: m, b: (*buf)[:0]}
+	buf := getScratch()
+	rw := respWriter{m: m, b: *buf}
 	body, err := rw.request(w, req, msgs, strict)
-	if err == nil {
-		body = bytes.Clone(body)
-	}
-	if cap(rw.b) <= maxPooledRequest {
-		*buf = rw.b[:0]
-		chatScratch.Put(buf)
-	}
-	return body, err
+	return putScratch(buf, rw.b, body, err)
 }
 
 func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []runlet.Message, strict bool) ([]byte, error) {
@@ -310,30 +301,7 @@ func (rw *respWriter) content(role string, parts []runlet.Part, n int) error {
 func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
 	m := rw.m
 	parts := msg.Parts
-	// keep[i]: reasoning part i is sent. A reasoning item is valid input only
-	// with the item that followed it, so decide from the back.
-	var keep []bool
-	for i := len(parts) - 1; i >= 0; i-- {
-		r, ok := parts[i].(runlet.ReasoningPart)
-		if !ok || r.Provider != m.r.name || r.ID == "" || (r.Encrypted == "" && !store) || i+1 == len(parts) {
-			continue
-		}
-		next := false
-		switch n := parts[i+1].(type) {
-		case runlet.ToolCallPart:
-			next = n.Provider == m.r.name && n.ItemID != ""
-		case runlet.TextPart:
-			next = n.Provider == m.r.name && n.ItemID != ""
-		case runlet.ReasoningPart:
-			next = keep != nil && keep[i+1]
-		}
-		if next {
-			if keep == nil {
-				keep = make([]bool, len(parts))
-			}
-			keep[i] = true
-		}
-	}
+	keep := m.replayedReasoning(parts, store)
 
 	textStart, texts, textLen, textValid := 0, 0, 0, true // the text parts not yet written
 	flush := func(end int) {
@@ -422,24 +390,6 @@ func (rw *respWriter) assistant(msg runlet.Message, store bool) error {
 func (rw *respWriter) assistantText(parts []runlet.Part, texts int, valid bool) {
 	rw.item()
 	rw.b = append(rw.b, `{"type":"message","role":"assistant","content":`...)
-	if !valid && texts > 1 {
-		// Invalid UTF-8 is replaced after joining: a character may be
-		// split between two parts.
-		var b strings.Builder
-		for _, p := range parts {
-			if t, ok := p.(runlet.TextPart); ok {
-				b.WriteString(t.Text)
-			}
-		}
-		rw.b = wirejson.AppendString(rw.b, b.String())
-	} else {
-		rw.b = append(rw.b, '"')
-		for _, p := range parts {
-			if t, ok := p.(runlet.TextPart); ok {
-				rw.b = wirejson.AppendEscaped(rw.b, t.Text)
-			}
-		}
-		rw.b = append(rw.b, '"')
-	}
+	rw.b = appendJoinedText(rw.b, parts, texts, valid)
 	rw.b = append(rw.b, '}')
 }
