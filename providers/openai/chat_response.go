@@ -26,10 +26,7 @@ type chatChoice struct {
 }
 
 type chatRespMsg struct {
-	Content          chatStr `json:"content"`
-	Refusal          chatStr `json:"refusal"`
-	ReasoningContent chatStr `json:"reasoning_content"`
-	Reasoning        chatStr `json:"reasoning"`
+	chatTexts
 	// ReasoningDetails is kept as received (OpenRouter and others).
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	ToolCalls        []chatRespCall  `json:"tool_calls"`
@@ -37,6 +34,27 @@ type chatRespMsg struct {
 	// first put a tool call's thought signature (2025); it now puts it on
 	// the call.
 	ExtraContent *chatExtraContent `json:"extra_content"`
+}
+
+// chatTexts are the text fields of a message and of a stream's delta.
+type chatTexts struct {
+	Content          chatStr `json:"content"`
+	Refusal          chatStr `json:"refusal"`
+	ReasoningContent chatStr `json:"reasoning_content"`
+	Reasoning        chatStr `json:"reasoning"`
+}
+
+// field returns the field of key, one of the four keys of chatTexts.
+func (t *chatTexts) field(key []byte) *chatStr {
+	switch string(key) {
+	case "content":
+		return &t.Content
+	case "refusal":
+		return &t.Refusal
+	case "reasoning_content":
+		return &t.ReasoningContent
+	}
+	return &t.Reasoning
 }
 
 // chatRespCall is one tool call of a non-streamed response.

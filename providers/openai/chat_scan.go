@@ -259,14 +259,8 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 	var seen uint8
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
-		case "content":
-			return c.str(&m.Content)
-		case "refusal":
-			return c.str(&m.Refusal)
-		case "reasoning_content":
-			return c.str(&m.ReasoningContent)
-		case "reasoning":
-			return c.str(&m.Reasoning)
+		case "content", "refusal", "reasoning_content", "reasoning":
+			return c.str(m.field(key))
 		case "extra_content":
 			return c.noExtra(&m.ExtraContent)
 		case "tool_calls":
@@ -363,14 +357,8 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 	var seen uint8
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
-		case "content":
-			return c.str(&d.Content)
-		case "refusal":
-			return c.str(&d.Refusal)
-		case "reasoning_content":
-			return c.str(&d.ReasoningContent)
-		case "reasoning":
-			return c.str(&d.Reasoning)
+		case "content", "refusal", "reasoning_content", "reasoning":
+			return c.str(d.field(key))
 		case "tool_calls":
 			if s.Null() {
 				d.ToolCalls = d.ToolCalls[:0] // nil to encoding/json: the same to the decoder

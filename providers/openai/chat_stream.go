@@ -37,10 +37,7 @@ type chatChunkChoice struct {
 }
 
 type chatDelta struct {
-	Content          chatStr             `json:"content"`
-	Refusal          chatStr             `json:"refusal"`
-	ReasoningContent chatStr             `json:"reasoning_content"`
-	Reasoning        chatStr             `json:"reasoning"`
+	chatTexts
 	ReasoningDetails json.RawMessage     `json:"reasoning_details"`
 	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
 }
