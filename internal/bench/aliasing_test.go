@@ -30,7 +30,8 @@ import (
 // keep everything the run hands out (events as the Stream consumer gets
 // them, what hooks and observers see, the Result) together with its JSON
 // at the time it was handed out, and check afterwards that nothing
-// changed and that every run saw only its own data. Run them with -race.
+// changed, that every run saw only its own data and that a session store
+// holds what the Result says. Run them with -race.
 
 // aliasAdapter is one adapter under test against its fake server.
 type aliasAdapter struct {
@@ -286,7 +287,8 @@ func TestConcurrentRunsShareNothing(t *testing.T) {
 				observer := runlet.ObserverFunc(func(ctx context.Context, ev runlet.Event) {
 					k.keep(t, runOf(&inputs, ctx), "observed "+fmt.Sprintf("%T", ev), ev)
 				})
-				rt := runlet.NewRuntime()
+				store := runlet.NewMemoryStore()
+				rt := runlet.NewRuntime(runlet.WithStore(store))
 				agent := &runlet.Agent{Name: "a", Model: ad.model(srv.BaseURL(), aliasClient(t)), Tools: []runlet.Tool{aliasTool()}}
 
 				var wg sync.WaitGroup
@@ -296,6 +298,9 @@ func TestConcurrentRunsShareNothing(t *testing.T) {
 						runID := fmt.Sprintf("run-%s-%v-%d", ad.name, stream, n)
 						inputs.Store(runID, n)
 						opts := []runlet.RunOption{runlet.WithRunID(runID), runlet.WithHooks(hooks), runlet.WithObservers(observer)}
+						if n%2 == 1 { // odd runs keep a session, stored as each turn ends
+							opts = append(opts, runlet.WithSession(fmt.Sprintf("session-%d", n)))
+						}
 						input := fmt.Sprintf("do job-%d", n)
 						if !stream {
 							res, err := rt.Run(t.Context(), agent, input, opts...)
@@ -321,6 +326,18 @@ func TestConcurrentRunsShareNothing(t *testing.T) {
 				wg.Wait()
 				for n, res := range results {
 					checkResult(t, n, res)
+					if n%2 == 0 || res == nil {
+						continue
+					}
+					stored, err := store.LoadSession(t.Context(), fmt.Sprintf("session-%d", n))
+					if err != nil {
+						t.Errorf("run %d: %v", n, err)
+					}
+					a, _ := json.Marshal(stored)
+					b, _ := json.Marshal(res.Messages)
+					if !bytes.Equal(a, b) {
+						t.Errorf("run %d: session holds\n%.300s\nResult has\n%.300s", n, a, b)
+					}
 				}
 				k.check(t)
 			})
