@@ -159,7 +159,7 @@ func (r *responseScan) scan(body []byte) bool {
 		case "stop_reason":
 			return str(s, &r.w.StopReason)
 		case "content":
-			if !once(&seen, 1) || s.Null() {
+			if !jsonscan.Once(&seen, 1) || s.Null() {
 				return false
 			}
 			start := len(r.blocks)
@@ -169,31 +169,11 @@ func (r *responseScan) scan(body []byte) bool {
 			r.w.Content = r.blocks[start:len(r.blocks):len(r.blocks)]
 			return true
 		case "usage":
-			return once(&seen, 2) && scanUsage(s, &r.w.Usage)
+			return jsonscan.Once(&seen, 2) && scanUsage(s, &r.w.Usage)
 		}
-		return skip(s, key, responseFields)
+		return s.SkipUnless(key, responseFields)
 	})
 	return ok && s.End()
-}
-
-// skip passes over the value of a key the fast path does not read, unless
-// the key matches one of fields.
-func skip(s *jsonscan.Scanner, key []byte, fields []string) bool {
-	if jsonscan.Folds(key, fields...) {
-		return false
-	}
-	_, ok := s.Skip()
-	return ok
-}
-
-// once records bit in seen, reporting false if it was there: a repeated
-// object key, which encoding/json merges, is left to it.
-func once(seen *uint8, bit uint8) bool {
-	if *seen&bit != 0 {
-		return false
-	}
-	*seen |= bit
-	return true
 }
 
 // intern returns the string for the type names and stop reasons the API
@@ -269,18 +249,6 @@ func str(s *jsonscan.Scanner, dst *string) bool {
 	return ok
 }
 
-// integer reads an int field; null leaves it, as encoding/json does.
-func integer(s *jsonscan.Scanner, dst *int) bool {
-	if s.Null() {
-		return true
-	}
-	v, ok := s.Int()
-	if ok {
-		*dst = v
-	}
-	return ok
-}
-
 func (r *responseScan) block() bool {
 	r.blocks = append(r.blocks, wireBlock{})
 	return scanBlock(&r.s, &r.blocks[len(r.blocks)-1])
@@ -313,7 +281,7 @@ func scanBlock(s *jsonscan.Scanner, b *wireBlock) bool {
 			b.Input = raw
 			return ok
 		}
-		return skip(s, key, blockFields)
+		return s.SkipUnless(key, blockFields)
 	})
 }
 
@@ -342,14 +310,14 @@ func scanUsage(s *jsonscan.Scanner, u *wireUsage) bool {
 			d := u.OutputTokensDetails
 			return s.Object(func(key []byte) bool {
 				if string(key) == "thinking_tokens" {
-					return integer(s, &d.ThinkingTokens)
+					return s.IntField(&d.ThinkingTokens)
 				}
-				return skip(s, key, detailsFields)
+				return s.SkipUnless(key, detailsFields)
 			})
 		default:
-			return skip(s, key, usageFields)
+			return s.SkipUnless(key, usageFields)
 		}
-		return integer(s, dst)
+		return s.IntField(dst)
 	})
 }
 
@@ -370,19 +338,19 @@ func parseEvent(s *jsonscan.Scanner, data []byte, ev *streamEvent) bool {
 		case "type":
 			return str(s, &ev.Type)
 		case "index":
-			return integer(s, &ev.Index)
+			return s.IntField(&ev.Index)
 		case "request_id":
 			return str(s, &ev.RequestID)
 		case "delta":
-			return once(&seen, 1) && scanEventDelta(s, &ev.Delta)
+			return jsonscan.Once(&seen, 1) && scanEventDelta(s, &ev.Delta)
 		case "content_block":
-			return once(&seen, 2) && scanBlock(s, &ev.ContentBlock)
+			return jsonscan.Once(&seen, 2) && scanBlock(s, &ev.ContentBlock)
 		case "message":
-			return once(&seen, 4) && scanStart(s, &ev.Message)
+			return jsonscan.Once(&seen, 4) && scanStart(s, &ev.Message)
 		case "usage":
-			return once(&seen, 8) && scanUsage(s, &ev.Usage)
+			return jsonscan.Once(&seen, 8) && scanUsage(s, &ev.Usage)
 		}
-		return skip(s, key, eventFields)
+		return s.SkipUnless(key, eventFields)
 	})
 	return ok && s.End()
 }
@@ -403,7 +371,7 @@ func scanEventDelta(s *jsonscan.Scanner, dl *eventDelta) bool {
 		case "stop_reason":
 			return str(s, &dl.StopReason)
 		}
-		return skip(s, key, eventDeltaFields)
+		return s.SkipUnless(key, eventDeltaFields)
 	})
 }
 
@@ -416,8 +384,8 @@ func scanStart(s *jsonscan.Scanner, m *eventStart) bool {
 		case "model":
 			return str(s, &m.Model)
 		case "usage":
-			return once(&seen, 1) && scanUsage(s, &m.Usage)
+			return jsonscan.Once(&seen, 1) && scanUsage(s, &m.Usage)
 		}
-		return skip(s, key, startFields)
+		return s.SkipUnless(key, startFields)
 	})
 }

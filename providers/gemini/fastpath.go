@@ -94,7 +94,7 @@ func (c *chunkScanner) scan(data []byte, r *wireResponse) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "candidates":
-			if !once(&seen, 1) || !s.Array(func() bool { return c.candidate() }) {
+			if !jsonscan.Once(&seen, 1) || !s.Array(func() bool { return c.candidate() }) {
 				return false
 			}
 			r.Candidates = c.cands
@@ -102,35 +102,15 @@ func (c *chunkScanner) scan(data []byte, r *wireResponse) bool {
 		case "usageMetadata":
 			c.usage = wireUsage{}
 			r.UsageMetadata = &c.usage
-			return once(&seen, 2) && c.usageMetadata()
+			return jsonscan.Once(&seen, 2) && c.usageMetadata()
 		case "modelVersion":
 			return c.reuse(&c.model, &r.ModelVersion)
 		case "responseId":
 			return c.reuse(&c.id, &r.ResponseID)
 		}
-		return skip(s, key, responseFields) // promptFeedback and error fold: left to encoding/json
+		return s.SkipUnless(key, responseFields) // promptFeedback and error fold: left to encoding/json
 	})
 	return ok && s.End()
-}
-
-// once records bit in seen, reporting false if it was there: a repeated
-// object or array key, which encoding/json merges, is left to it.
-func once(seen *uint8, bit uint8) bool {
-	if *seen&bit != 0 {
-		return false
-	}
-	*seen |= bit
-	return true
-}
-
-// skip passes over the value of a key the fast path does not read, unless
-// the key matches one of fields (case-insensitively).
-func skip(s *jsonscan.Scanner, key []byte, fields []string) bool {
-	if jsonscan.Folds(key, fields...) {
-		return false
-	}
-	_, ok := s.Skip()
-	return ok
 }
 
 // reuse reads a string into *dst, taking *last's storage when it is the
@@ -157,7 +137,7 @@ func (c *chunkScanner) candidate() bool {
 		cd := &c.cands[cand]
 		switch string(key) {
 		case "content":
-			return once(&seen, 1) && c.content(cand)
+			return jsonscan.Once(&seen, 1) && c.content(cand)
 		case "finishReason":
 			var v []byte
 			if v, ok = s.PlainString(); ok {
@@ -168,7 +148,7 @@ func (c *chunkScanner) candidate() bool {
 		case "index":
 			cd.Index, ok = s.Int()
 		default:
-			return skip(s, key, candidateFields)
+			return s.SkipUnless(key, candidateFields)
 		}
 		return ok
 	})
@@ -181,7 +161,7 @@ func (c *chunkScanner) content(cand int) bool {
 		switch string(key) {
 		case "parts":
 			start := len(c.parts)
-			if !once(&seen, 1) || !s.Array(func() bool { return c.part() }) {
+			if !jsonscan.Once(&seen, 1) || !s.Array(func() bool { return c.part() }) {
 				return false
 			}
 			c.cands[cand].Content.Parts = c.parts[start:len(c.parts):len(c.parts)]
@@ -196,7 +176,7 @@ func (c *chunkScanner) content(cand int) bool {
 			}
 			return ok
 		}
-		return skip(s, key, contentFields)
+		return s.SkipUnless(key, contentFields)
 	})
 }
 
@@ -226,7 +206,7 @@ func (c *chunkScanner) part() bool {
 			p.FunctionCall = &c.calls[len(c.calls)-1]
 			return c.call(p.FunctionCall)
 		default:
-			return skip(s, key, partFields) // inline data, files, responses: left to encoding/json
+			return s.SkipUnless(key, partFields) // inline data, files, responses: left to encoding/json
 		}
 		return ok
 	})
@@ -254,7 +234,7 @@ func (c *chunkScanner) call(fc *wireFunctionCall) bool {
 				}
 			}
 		default:
-			return skip(s, key, callFields)
+			return s.SkipUnless(key, callFields)
 		}
 		return ok
 	})
@@ -279,7 +259,7 @@ func (c *chunkScanner) usageMetadata() bool {
 		case "totalTokenCount":
 			dst = &u.TotalTokenCount
 		default:
-			return skip(s, key, usageFields)
+			return s.SkipUnless(key, usageFields)
 		}
 		var ok bool
 		*dst, ok = s.Int()

@@ -146,42 +146,42 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
-			return scanInt(&c.s, &u.PromptTokens)
+			return c.s.IntField(&u.PromptTokens)
 		case "completion_tokens":
-			return scanInt(&c.s, &u.CompletionTokens)
+			return c.s.IntField(&u.CompletionTokens)
 		case "total_tokens":
-			return scanInt(&c.s, &u.TotalTokens)
+			return c.s.IntField(&u.TotalTokens)
 		case "prompt_cache_hit_tokens":
-			return scanInt(&c.s, &u.PromptCacheHitTokens)
+			return c.s.IntField(&u.PromptCacheHitTokens)
 		case "cached_tokens":
-			return scanInt(&c.s, &u.CachedTokens)
+			return c.s.IntField(&u.CachedTokens)
 		case "reasoning_tokens":
-			return scanInt(&c.s, &u.ReasoningTokens)
+			return c.s.IntField(&u.ReasoningTokens)
 		case "prompt_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return scanOnce(&seen, 1) && s.Object(func(key []byte) bool {
+			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return scanInt(&c.s, &u.PromptTokensDetails.CachedTokens)
+					return c.s.IntField(&u.PromptTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return scanInt(&c.s, &u.PromptTokensDetails.CacheWriteTokens)
+					return c.s.IntField(&u.PromptTokensDetails.CacheWriteTokens)
 				}
-				return scanSkip(&c.s, key, chatPromptDetailsFields)
+				return c.s.SkipUnless(key, chatPromptDetailsFields)
 			})
 		case "completion_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return scanOnce(&seen, 2) && s.Object(func(key []byte) bool {
+			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return scanInt(&c.s, &u.CompletionTokensDetails.ReasoningTokens)
+					return c.s.IntField(&u.CompletionTokensDetails.ReasoningTokens)
 				}
-				return scanSkip(&c.s, key, chatCompletionDetailsFields)
+				return c.s.SkipUnless(key, chatCompletionDetailsFields)
 			})
 		}
-		return scanSkip(&c.s, key, chatUsageFields)
+		return c.s.SkipUnless(key, chatUsageFields)
 	})
 }
 
@@ -207,11 +207,11 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return scanString(&c.s, &w.ID)
+			return c.s.StrField(&w.ID)
 		case "model":
-			return scanString(&c.s, &w.Model)
+			return c.s.StrField(&w.Model)
 		case "choices":
-			if !scanOnce(&seen, 1) || s.Peek() != '[' {
+			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -223,7 +223,7 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 				return c.choice(&st.choices[n], st)
 			})
 		case "usage":
-			if !scanOnce(&seen, 2) {
+			if !jsonscan.Once(&seen, 2) {
 				return false
 			}
 			if s.Null() {
@@ -233,7 +233,7 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 			st.hasUsage = true
 			return c.usage(st.usage)
 		}
-		return scanSkip(&c.s, key, chatTopFields)
+		return c.s.SkipUnless(key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -244,13 +244,13 @@ func (c *chatScanner) choice(ch *chatChoice, st *chatScanStore) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return scanInt(&c.s, &ch.Index)
+			return c.s.IntField(&ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "message":
-			return scanOnce(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
+			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
 		}
-		return scanSkip(&c.s, key, chatChoiceFields)
+		return c.s.SkipUnless(key, chatChoiceFields)
 	})
 }
 
@@ -268,7 +268,7 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 				st.nCalls = 0 // nil to encoding/json
 				return true
 			}
-			if !scanOnce(&seen, 1) || s.Peek() != '[' {
+			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -280,7 +280,7 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 				return c.respCall(&st.calls[n])
 			})
 		}
-		return scanSkip(&c.s, key, chatMessageFields)
+		return c.s.SkipUnless(key, chatMessageFields)
 	})
 }
 
@@ -290,13 +290,13 @@ func (c *chatScanner) respCall(tc *chatRespCall) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return scanString(&c.s, &tc.ID)
+			return c.s.StrField(&tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
-			return scanOnce(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
+			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return scanSkip(&c.s, key, chatRespCallFields)
+		return c.s.SkipUnless(key, chatRespCallFields)
 	})
 }
 
@@ -317,11 +317,11 @@ func (c *chatScanner) chunk(data []byte, h *chatChunkHead, head bool, usage *cha
 				return ok
 			}
 			if string(key) == "id" {
-				return scanString(s, &h.ID)
+				return s.StrField(&h.ID)
 			}
-			return scanString(s, &h.Model)
+			return s.StrField(&h.Model)
 		case "choices":
-			if !scanOnce(&seen, 1) || s.Peek() != '[' {
+			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -329,9 +329,9 @@ func (c *chatScanner) chunk(data []byte, h *chatChunkHead, head bool, usage *cha
 				return c.chunkChoice(&w.Choices[len(w.Choices)-1])
 			})
 		case "usage":
-			return scanOnce(&seen, 2) && c.usageField(&w.Usage, usage)
+			return jsonscan.Once(&seen, 2) && c.usageField(&w.Usage, usage)
 		}
-		return scanSkip(&c.s, key, chatTopFields)
+		return c.s.SkipUnless(key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -342,13 +342,13 @@ func (c *chatScanner) chunkChoice(ch *chatChunkChoice) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return scanInt(&c.s, &ch.Index)
+			return c.s.IntField(&ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "delta":
-			return scanOnce(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
+			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
 		}
-		return scanSkip(&c.s, key, chatChunkFields)
+		return c.s.SkipUnless(key, chatChunkFields)
 	})
 }
 
@@ -364,7 +364,7 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 				d.ToolCalls = d.ToolCalls[:0] // nil to encoding/json: the same to the decoder
 				return true
 			}
-			if !scanOnce(&seen, 1) || s.Peek() != '[' {
+			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -372,7 +372,7 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 				return c.callDelta(&d.ToolCalls[len(d.ToolCalls)-1])
 			})
 		}
-		return scanSkip(&c.s, key, chatDeltaFields)
+		return c.s.SkipUnless(key, chatDeltaFields)
 	})
 }
 
@@ -390,13 +390,13 @@ func (c *chatScanner) callDelta(tc *chatToolCallDelta) bool {
 			tc.Index = chatOptInt{v: v, set: ok}
 			return ok
 		case "id":
-			return scanString(&c.s, &tc.ID)
+			return c.s.StrField(&tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
-			return scanOnce(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
+			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return scanSkip(&c.s, key, chatCallDeltaFields)
+		return c.s.SkipUnless(key, chatCallDeltaFields)
 	})
 }
 
@@ -405,11 +405,11 @@ func (c *chatScanner) function(f *chatCallFunc) bool {
 	return c.s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "name":
-			return scanString(&c.s, &f.Name)
+			return c.s.StrField(&f.Name)
 		case "arguments":
 			return c.str(&f.Arguments)
 		}
-		return scanSkip(&c.s, key, chatFuncFields)
+		return c.s.SkipUnless(key, chatFuncFields)
 	})
 }
 

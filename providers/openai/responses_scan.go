@@ -153,13 +153,13 @@ func (b *respBodyScan) scan(data []byte) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return scanString(b.s, &w.ID)
+			return b.s.StrField(&w.ID)
 		case "model":
-			return scanString(b.s, &w.Model)
+			return b.s.StrField(&w.Model)
 		case "status":
 			return b.status(&w.Status)
 		case "output":
-			if !scanOnce(&seen, 1) || s.Peek() != '[' {
+			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
 			}
 			return s.Array(func() bool {
@@ -174,7 +174,7 @@ func (b *respBodyScan) scan(data []byte) bool {
 				w.Usage = nil
 				return true
 			}
-			if !scanOnce(&seen, 2) || s.Peek() != '{' {
+			if !jsonscan.Once(&seen, 2) || s.Peek() != '{' {
 				return false
 			}
 			w.Usage = new(respUsage)
@@ -184,15 +184,15 @@ func (b *respBodyScan) scan(data []byte) bool {
 				w.IncompleteDetails = nil
 				return true
 			}
-			if !scanOnce(&seen, 4) || s.Peek() != '{' {
+			if !jsonscan.Once(&seen, 4) || s.Peek() != '{' {
 				return false
 			}
 			w.IncompleteDetails = new(respIncomplete)
 			return s.Object(func(key []byte) bool {
 				if string(key) == "reason" {
-					return scanString(b.s, &w.IncompleteDetails.Reason)
+					return b.s.StrField(&w.IncompleteDetails.Reason)
 				}
-				return scanSkip(b.s, key, respIncompleteFields)
+				return b.s.SkipUnless(key, respIncompleteFields)
 			})
 		case "error":
 			// null is the error of a response that has none; anything
@@ -203,7 +203,7 @@ func (b *respBodyScan) scan(data []byte) bool {
 			w.Error = nil
 			return true
 		}
-		return scanSkip(b.s, key, respBodyFields)
+		return b.s.SkipUnless(key, respBodyFields)
 	})
 	return ok && s.End()
 }
@@ -250,36 +250,36 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "input_tokens":
-			return scanInt(b.s, &u.InputTokens)
+			return b.s.IntField(&u.InputTokens)
 		case "output_tokens":
-			return scanInt(b.s, &u.OutputTokens)
+			return b.s.IntField(&u.OutputTokens)
 		case "total_tokens":
-			return scanInt(b.s, &u.TotalTokens)
+			return b.s.IntField(&u.TotalTokens)
 		case "input_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return scanOnce(&seen, 1) && s.Object(func(key []byte) bool {
+			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return scanInt(b.s, &u.InputTokensDetails.CachedTokens)
+					return b.s.IntField(&u.InputTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return scanInt(b.s, &u.InputTokensDetails.CacheWriteTokens)
+					return b.s.IntField(&u.InputTokensDetails.CacheWriteTokens)
 				}
-				return scanSkip(b.s, key, respInDetailsFields)
+				return b.s.SkipUnless(key, respInDetailsFields)
 			})
 		case "output_tokens_details":
 			if s.Null() {
 				return true
 			}
-			return scanOnce(&seen, 2) && s.Object(func(key []byte) bool {
+			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return scanInt(b.s, &u.OutputTokensDetails.ReasoningTokens)
+					return b.s.IntField(&u.OutputTokensDetails.ReasoningTokens)
 				}
-				return scanSkip(b.s, key, respOutDetailsFields)
+				return b.s.SkipUnless(key, respOutDetailsFields)
 			})
 		}
-		return scanSkip(b.s, key, respUsageFields)
+		return b.s.SkipUnless(key, respUsageFields)
 	})
 }
 
@@ -291,21 +291,21 @@ func (b *respBodyScan) item(it *respOutItem) bool {
 		case "type":
 			return b.status(&it.Type)
 		case "id":
-			return scanString(b.s, &it.ID)
+			return b.s.StrField(&it.ID)
 		case "encrypted_content":
-			return scanString(b.s, &it.EncryptedContent)
+			return b.s.StrField(&it.EncryptedContent)
 		case "call_id":
-			return scanString(b.s, &it.CallID)
+			return b.s.StrField(&it.CallID)
 		case "name":
-			return scanString(b.s, &it.Name)
+			return b.s.StrField(&it.Name)
 		case "arguments":
-			return scanString(b.s, &it.Arguments)
+			return b.s.StrField(&it.Arguments)
 		case "content":
-			return scanOnce(&seen, 1) && b.parts(&it.Content)
+			return jsonscan.Once(&seen, 1) && b.parts(&it.Content)
 		case "summary":
-			return scanOnce(&seen, 2) && b.parts(&it.Summary)
+			return jsonscan.Once(&seen, 2) && b.parts(&it.Summary)
 		}
-		return scanSkip(b.s, key, respItemFields)
+		return b.s.SkipUnless(key, respItemFields)
 	})
 }
 
@@ -328,11 +328,11 @@ func (b *respBodyScan) parts(dst *[]respOutPart) bool {
 			case "type":
 				return b.status(&p.Type)
 			case "text":
-				return scanString(b.s, &p.Text)
+				return b.s.StrField(&p.Text)
 			case "refusal":
-				return scanString(b.s, &p.Refusal)
+				return b.s.StrField(&p.Refusal)
 			}
-			return scanSkip(b.s, key, respPartFields)
+			return b.s.SkipUnless(key, respPartFields)
 		})
 	})
 }
