@@ -32,8 +32,8 @@ type chatFile struct {
 	FileData string `json:"file_data"`
 }
 
-// chatEmptyParams is the parameters schema of a tool that declares none.
-var chatEmptyParams = json.RawMessage(`{"type":"object","properties":{}}`)
+// emptyParams is the parameters schema of a tool that declares none.
+var emptyParams = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // chatBuilt is a request body ready to send, plus the options that shape
 // how the response is read.

@@ -180,7 +180,7 @@ func (m *ChatCompletions) buildRef(req *runlet.ModelRequest, stream bool) (chatB
 	if len(req.Tools) > 0 {
 		r.Tools = make([]chatTool, len(req.Tools))
 		for i, t := range req.Tools {
-			var params any = chatEmptyParams
+			var params any = emptyParams
 			if t.InputSchema != nil {
 				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
 				if err != nil {

@@ -77,26 +77,12 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		at := w.key("tools")
 		w.b = append(w.b, '[')
 		for i, t := range req.Tools {
-			params := chatEmptyParams
-			if t.InputSchema != nil {
-				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
-				if err != nil {
-					return nil, fmt.Errorf("tool %q: %w", t.Name, err)
-				}
-				params = raw
-			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
-			w.b = append(w.b, `{"type":"function","function":{"name":`...)
-			w.b = wirejson.AppendString(w.b, t.Name)
-			if t.Description != "" {
-				w.b = append(w.b, `,"description":`...)
-				w.b = wirejson.AppendString(w.b, t.Description)
-			}
-			w.b = append(w.b, `,"parameters":`...)
+			w.b = append(w.b, `{"type":"function","function":{`...)
 			var err error
-			if w.b, err = wirejson.AppendRaw(w.b, params); err != nil {
+			if w.b, err = appendFunction(w.b, &req.Tools[i]); err != nil {
 				return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 			}
 			if ctl.strict {
@@ -199,6 +185,29 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		w.b = append(w.b, raw...)
 	}
 	return append(w.b, '}'), nil
+}
+
+// appendFunction appends the members of a function tool that Chat and
+// Responses write alike: "name", "description" when there is one, and
+// "parameters" (the tool's input schema, or emptyParams). The error is the
+// schema's.
+func appendFunction(dst []byte, t *runlet.ToolSpec) ([]byte, error) {
+	params := emptyParams
+	if t.InputSchema != nil {
+		raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
+		if err != nil {
+			return dst, err
+		}
+		params = raw
+	}
+	dst = append(dst, `"name":`...)
+	dst = wirejson.AppendString(dst, t.Name)
+	if t.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst = wirejson.AppendString(dst, t.Description)
+	}
+	dst = append(dst, `,"parameters":`...)
+	return wirejson.AppendRaw(dst, params)
 }
 
 // key writes a key of the body and returns where it starts, for end.

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -101,8 +100,6 @@ type respTool struct {
 	Parameters  any    `json:"parameters"`
 	Strict      bool   `json:"strict"`
 }
-
-var respEmptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // Option keys the Responses adapter interprets; every other key is copied
 // into the body as given.
@@ -259,7 +256,7 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 			if t.Name == "" {
 				return respBuilt{}, m.invalid(fmt.Sprintf("tool %d has no name", i), nil)
 			}
-			tool := respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: respEmptySchema, Strict: strict}
+			tool := respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: emptyParams, Strict: strict}
 			if t.InputSchema != nil {
 				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
 				if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/dataurl"
-	"github.com/runlet/runlet/internal/schemajson"
 	"github.com/runlet/runlet/internal/wirejson"
 )
 
@@ -64,26 +63,12 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 			if t.Name == "" {
 				return nil, m.invalid(fmt.Sprintf("tool %d has no name", i), nil)
 			}
-			params := respEmptySchema
-			if t.InputSchema != nil {
-				raw, err := schemajson.Marshal(t.InputSchema) // cached: tools go out every turn
-				if err != nil {
-					return nil, m.invalid(fmt.Sprintf("tool %q schema", t.Name), err)
-				}
-				params = raw
-			}
 			if i > 0 {
 				rw.b = append(rw.b, ',')
 			}
-			rw.b = append(rw.b, `{"type":"function","name":`...)
-			rw.b = wirejson.AppendString(rw.b, t.Name)
-			if t.Description != "" {
-				rw.b = append(rw.b, `,"description":`...)
-				rw.b = wirejson.AppendString(rw.b, t.Description)
-			}
-			rw.b = append(rw.b, `,"parameters":`...)
+			rw.b = append(rw.b, `{"type":"function",`...)
 			var err error
-			if rw.b, err = wirejson.AppendRaw(rw.b, params); err != nil {
+			if rw.b, err = appendFunction(rw.b, &req.Tools[i]); err != nil {
 				return nil, m.invalid(fmt.Sprintf("tool %q schema", t.Name), err)
 			}
 			rw.b = append(rw.b, `,"strict":`...)
