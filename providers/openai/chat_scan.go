@@ -146,17 +146,17 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
-			return c.s.IntField(&u.PromptTokens)
+			return s.IntField(&u.PromptTokens)
 		case "completion_tokens":
-			return c.s.IntField(&u.CompletionTokens)
+			return s.IntField(&u.CompletionTokens)
 		case "total_tokens":
-			return c.s.IntField(&u.TotalTokens)
+			return s.IntField(&u.TotalTokens)
 		case "prompt_cache_hit_tokens":
-			return c.s.IntField(&u.PromptCacheHitTokens)
+			return s.IntField(&u.PromptCacheHitTokens)
 		case "cached_tokens":
-			return c.s.IntField(&u.CachedTokens)
+			return s.IntField(&u.CachedTokens)
 		case "reasoning_tokens":
-			return c.s.IntField(&u.ReasoningTokens)
+			return s.IntField(&u.ReasoningTokens)
 		case "prompt_tokens_details":
 			if s.Null() {
 				return true
@@ -164,11 +164,11 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return c.s.IntField(&u.PromptTokensDetails.CachedTokens)
+					return s.IntField(&u.PromptTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return c.s.IntField(&u.PromptTokensDetails.CacheWriteTokens)
+					return s.IntField(&u.PromptTokensDetails.CacheWriteTokens)
 				}
-				return c.s.SkipUnless(key, chatPromptDetailsFields)
+				return s.SkipUnless(key, chatPromptDetailsFields)
 			})
 		case "completion_tokens_details":
 			if s.Null() {
@@ -176,12 +176,12 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 			}
 			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return c.s.IntField(&u.CompletionTokensDetails.ReasoningTokens)
+					return s.IntField(&u.CompletionTokensDetails.ReasoningTokens)
 				}
-				return c.s.SkipUnless(key, chatCompletionDetailsFields)
+				return s.SkipUnless(key, chatCompletionDetailsFields)
 			})
 		}
-		return c.s.SkipUnless(key, chatUsageFields)
+		return s.SkipUnless(key, chatUsageFields)
 	})
 }
 
@@ -207,9 +207,9 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return c.s.StrField(&w.ID)
+			return s.StrField(&w.ID)
 		case "model":
-			return c.s.StrField(&w.Model)
+			return s.StrField(&w.Model)
 		case "choices":
 			if !jsonscan.Once(&seen, 1) || s.Peek() != '[' {
 				return false
@@ -233,7 +233,7 @@ func (c *chatScanner) completion(data []byte, st *chatScanStore) bool {
 			st.hasUsage = true
 			return c.usage(st.usage)
 		}
-		return c.s.SkipUnless(key, chatTopFields)
+		return s.SkipUnless(key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -244,13 +244,13 @@ func (c *chatScanner) choice(ch *chatChoice, st *chatScanStore) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return c.s.IntField(&ch.Index)
+			return s.IntField(&ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "message":
 			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.message(&ch.Message, st)
 		}
-		return c.s.SkipUnless(key, chatChoiceFields)
+		return s.SkipUnless(key, chatChoiceFields)
 	})
 }
 
@@ -280,7 +280,7 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 				return c.respCall(&st.calls[n])
 			})
 		}
-		return c.s.SkipUnless(key, chatMessageFields)
+		return s.SkipUnless(key, chatMessageFields)
 	})
 }
 
@@ -290,13 +290,13 @@ func (c *chatScanner) respCall(tc *chatRespCall) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return c.s.StrField(&tc.ID)
+			return s.StrField(&tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
 			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return c.s.SkipUnless(key, chatRespCallFields)
+		return s.SkipUnless(key, chatRespCallFields)
 	})
 }
 
@@ -331,7 +331,7 @@ func (c *chatScanner) chunk(data []byte, h *chatChunkHead, head bool, usage *cha
 		case "usage":
 			return jsonscan.Once(&seen, 2) && c.usageField(&w.Usage, usage)
 		}
-		return c.s.SkipUnless(key, chatTopFields)
+		return s.SkipUnless(key, chatTopFields)
 	})
 	return ok && s.End()
 }
@@ -342,13 +342,13 @@ func (c *chatScanner) chunkChoice(ch *chatChunkChoice) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			return c.s.IntField(&ch.Index)
+			return s.IntField(&ch.Index)
 		case "finish_reason":
 			return c.finish(&ch.FinishReason)
 		case "delta":
 			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.delta(&ch.Delta)
 		}
-		return c.s.SkipUnless(key, chatChunkFields)
+		return s.SkipUnless(key, chatChunkFields)
 	})
 }
 
@@ -372,7 +372,7 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 				return c.callDelta(&d.ToolCalls[len(d.ToolCalls)-1])
 			})
 		}
-		return c.s.SkipUnless(key, chatDeltaFields)
+		return s.SkipUnless(key, chatDeltaFields)
 	})
 }
 
@@ -390,26 +390,27 @@ func (c *chatScanner) callDelta(tc *chatToolCallDelta) bool {
 			tc.Index = chatOptInt{v: v, set: ok}
 			return ok
 		case "id":
-			return c.s.StrField(&tc.ID)
+			return s.StrField(&tc.ID)
 		case "extra_content":
 			return c.noExtra(&tc.ExtraContent)
 		case "function":
 			return jsonscan.Once(&seen, 1) && s.Peek() == '{' && c.function(&tc.Function)
 		}
-		return c.s.SkipUnless(key, chatCallDeltaFields)
+		return s.SkipUnless(key, chatCallDeltaFields)
 	})
 }
 
 // function reads a tool call's function object.
 func (c *chatScanner) function(f *chatCallFunc) bool {
-	return c.s.Object(func(key []byte) bool {
+	s := &c.s
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "name":
-			return c.s.StrField(&f.Name)
+			return s.StrField(&f.Name)
 		case "arguments":
 			return c.str(&f.Arguments)
 		}
-		return c.s.SkipUnless(key, chatFuncFields)
+		return s.SkipUnless(key, chatFuncFields)
 	})
 }
 

@@ -153,9 +153,9 @@ func (b *respBodyScan) scan(data []byte) bool {
 	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id":
-			return b.s.StrField(&w.ID)
+			return s.StrField(&w.ID)
 		case "model":
-			return b.s.StrField(&w.Model)
+			return s.StrField(&w.Model)
 		case "status":
 			return b.status(&w.Status)
 		case "output":
@@ -190,9 +190,9 @@ func (b *respBodyScan) scan(data []byte) bool {
 			w.IncompleteDetails = new(respIncomplete)
 			return s.Object(func(key []byte) bool {
 				if string(key) == "reason" {
-					return b.s.StrField(&w.IncompleteDetails.Reason)
+					return s.StrField(&w.IncompleteDetails.Reason)
 				}
-				return b.s.SkipUnless(key, respIncompleteFields)
+				return s.SkipUnless(key, respIncompleteFields)
 			})
 		case "error":
 			// null is the error of a response that has none; anything
@@ -203,7 +203,7 @@ func (b *respBodyScan) scan(data []byte) bool {
 			w.Error = nil
 			return true
 		}
-		return b.s.SkipUnless(key, respBodyFields)
+		return s.SkipUnless(key, respBodyFields)
 	})
 	return ok && s.End()
 }
@@ -250,11 +250,11 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "input_tokens":
-			return b.s.IntField(&u.InputTokens)
+			return s.IntField(&u.InputTokens)
 		case "output_tokens":
-			return b.s.IntField(&u.OutputTokens)
+			return s.IntField(&u.OutputTokens)
 		case "total_tokens":
-			return b.s.IntField(&u.TotalTokens)
+			return s.IntField(&u.TotalTokens)
 		case "input_tokens_details":
 			if s.Null() {
 				return true
@@ -262,11 +262,11 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "cached_tokens":
-					return b.s.IntField(&u.InputTokensDetails.CachedTokens)
+					return s.IntField(&u.InputTokensDetails.CachedTokens)
 				case "cache_write_tokens":
-					return b.s.IntField(&u.InputTokensDetails.CacheWriteTokens)
+					return s.IntField(&u.InputTokensDetails.CacheWriteTokens)
 				}
-				return b.s.SkipUnless(key, respInDetailsFields)
+				return s.SkipUnless(key, respInDetailsFields)
 			})
 		case "output_tokens_details":
 			if s.Null() {
@@ -274,12 +274,12 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 			}
 			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
 				if string(key) == "reasoning_tokens" {
-					return b.s.IntField(&u.OutputTokensDetails.ReasoningTokens)
+					return s.IntField(&u.OutputTokensDetails.ReasoningTokens)
 				}
-				return b.s.SkipUnless(key, respOutDetailsFields)
+				return s.SkipUnless(key, respOutDetailsFields)
 			})
 		}
-		return b.s.SkipUnless(key, respUsageFields)
+		return s.SkipUnless(key, respUsageFields)
 	})
 }
 
@@ -291,21 +291,21 @@ func (b *respBodyScan) item(it *respOutItem) bool {
 		case "type":
 			return b.status(&it.Type)
 		case "id":
-			return b.s.StrField(&it.ID)
+			return s.StrField(&it.ID)
 		case "encrypted_content":
-			return b.s.StrField(&it.EncryptedContent)
+			return s.StrField(&it.EncryptedContent)
 		case "call_id":
-			return b.s.StrField(&it.CallID)
+			return s.StrField(&it.CallID)
 		case "name":
-			return b.s.StrField(&it.Name)
+			return s.StrField(&it.Name)
 		case "arguments":
-			return b.s.StrField(&it.Arguments)
+			return s.StrField(&it.Arguments)
 		case "content":
 			return jsonscan.Once(&seen, 1) && b.parts(&it.Content)
 		case "summary":
 			return jsonscan.Once(&seen, 2) && b.parts(&it.Summary)
 		}
-		return b.s.SkipUnless(key, respItemFields)
+		return s.SkipUnless(key, respItemFields)
 	})
 }
 
@@ -328,11 +328,11 @@ func (b *respBodyScan) parts(dst *[]respOutPart) bool {
 			case "type":
 				return b.status(&p.Type)
 			case "text":
-				return b.s.StrField(&p.Text)
+				return s.StrField(&p.Text)
 			case "refusal":
-				return b.s.StrField(&p.Refusal)
+				return s.StrField(&p.Refusal)
 			}
-			return b.s.SkipUnless(key, respPartFields)
+			return s.SkipUnless(key, respPartFields)
 		})
 	})
 }
