@@ -510,7 +510,7 @@ func TestCancelMidModelCall(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil || res.Status != runlet.StateFailed {
 		t.Fatalf("res=%+v err=%v", res, err)
 	}
-	if time.Since(start) > 5*time.Second {
+	if time.Since(start) > 30*time.Second { // a hang guard: the reply is an hour away
 		t.Fatal("cancellation was not prompt")
 	}
 }

@@ -459,7 +459,7 @@ func TestToolsetHTTPSessionExpires(t *testing.T) {
 		for ss := range srv.Sessions() {
 			ss.Close()
 		}
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			n := 0
 			for range srv.Sessions() {
 				n++

@@ -347,7 +347,7 @@ func TestCancellation(t *testing.T) {
 			_, err := m.Generate(ctx, userRequest("x"))
 			perr := requireProviderError(t, err)
 			if perr.StatusCode != 529 || (after != "" && perr.RetryAfter != 30*time.Second) || errors.Is(err, context.DeadlineExceeded) ||
-				time.Since(start) > 5*time.Second || len(srv.Requests()) != 1 {
+				time.Since(start) > 20*time.Second || len(srv.Requests()) != 1 { // not the 30 s wait
 				t.Errorf("Retry-After %q: err = %v after %v", after, err, time.Since(start))
 			}
 		}

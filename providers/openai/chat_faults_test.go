@@ -353,7 +353,7 @@ func TestChatCancellation(t *testing.T) {
 		_, err := m.Generate(ctx, userReq("hi"))
 		var pe *runlet.ProviderError
 		if !errors.As(err, &pe) || pe.StatusCode != 429 || pe.RetryAfter != 30*time.Second || errors.Is(err, context.DeadlineExceeded) ||
-			time.Since(start) > 5*time.Second || len(srv.Requests()) != 1 {
+			time.Since(start) > 20*time.Second || len(srv.Requests()) != 1 { // not the 30 s wait
 			t.Fatalf("err = %v after %v", err, time.Since(start))
 		}
 	})
