@@ -91,7 +91,9 @@ var aliasJob = regexp.MustCompile(`job-([0-9]+)`)
 // every eighth run's first is large (70 KiB, past the sizes of the
 // buffers the SSE reader pools), every third run's have escapes.
 func aliasArgs(n, k int) string {
-	pad := strings.Repeat(string(rune('a'+n%26)), 8+n)
+	// Past 2 KiB, so that a body is sent without a Content-Length and read
+	// through httpc's pooled buffer.
+	pad := strings.Repeat(fmt.Sprintf("%c%d.", 'a'+n%26, n), 600)
 	if n%8 == 0 && k == 0 {
 		pad = strings.Repeat(fmt.Sprintf("<%d.%d>", n, k), 70<<10/6)
 	}
