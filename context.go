@@ -3,6 +3,7 @@ package runlet
 import (
 	"context"
 	"errors"
+	"sync"
 )
 
 // ErrNoSession is returned by the state functions outside a run with a
@@ -43,6 +44,11 @@ type RunInfo struct {
 	prevInputTokens, prevMessages, prevKeptFrom int
 
 	state StateStore
+	// mu guards the fields the run changes as it goes (Turn, Agent, the
+	// prev* anchors, notes, run) against RunInfoFrom on other goroutines:
+	// a tool abandoned after its timeout may still read while the run
+	// moves on. The run's own goroutine reads without it.
+	mu    *sync.Mutex
 	notes *prepNotes
 	run   *run // set while preparers run, for CallModel
 }
@@ -53,6 +59,11 @@ func RunInfoFrom(ctx context.Context) (RunInfo, bool) {
 	if !ok {
 		return RunInfo{}, false
 	}
+	if ri.mu == nil {
+		return *ri, true
+	}
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
 	return *ri, true
 }
 

@@ -77,7 +77,9 @@ func (r *run) handOff() bool {
 		r.emit(&HandoffOccurred{From: r.agent.Name, To: h.Agent.Name})
 	}
 	r.agent = h.Agent
+	r.info.mu.Lock()
 	r.info.Agent = h.Agent.Name
+	r.info.mu.Unlock()
 	if err := r.setupAgent(); err != nil {
 		r.fail(err, "")
 		return false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 )
 
 // run is one execution of the state machine. Run, Stream, Resume and
@@ -18,6 +19,7 @@ type run struct {
 	ctx    context.Context // set once by start: the run's, carrying its RunInfo
 	cancel context.CancelFunc
 	info   *RunInfo
+	infoMu sync.Mutex // RunInfo.mu of ownInfo
 
 	yield   func(Event, error) bool // nil for Run/Resume; the sink's
 	sink    *sink                   // where events go, shared with nested agents
@@ -130,6 +132,7 @@ func (r *run) drive(parent context.Context) {
 	}
 	r.ownInfo = RunInfo{RunID: r.cfg.runID, SessionID: r.cfg.sessionID, state: r.rt.state}
 	r.info = &r.ownInfo
+	r.ownInfo.mu = &r.infoMu
 	if r.agent != nil {
 		r.info.Agent = r.agent.Name
 	}

@@ -21,7 +21,9 @@ func (r *run) think() (*ModelResponse, bool) {
 		return nil, false
 	}
 	r.transition(StateThinking)
+	r.info.mu.Lock()
 	r.info.Turn++
+	r.info.mu.Unlock()
 	if !r.toolsLoaded && len(r.agent.Toolsets) > 0 {
 		if err := r.loadTools(); err != nil {
 			r.fail(err, "")
@@ -64,7 +66,9 @@ func (r *run) think() (*ModelResponse, bool) {
 	}
 	r.nameCalls(resp)
 	u, cost := r.account(PurposeAgent, resp)
+	r.info.mu.Lock()
 	r.info.prevInputTokens = u.InputTokens
+	r.info.mu.Unlock()
 	r.added = append(r.added, resp.Message)
 	if r.watched {
 		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Cost: cost, Duration: time.Since(start)})
@@ -154,12 +158,20 @@ func (r *run) newRequest() *ModelRequest {
 func (r *run) prepare(req *ModelRequest) bool {
 	before := len(req.Messages)
 	if len(r.preparers) == 0 {
+		r.info.mu.Lock()
 		r.info.prevMessages, r.info.prevKeptFrom = before, 0
+		r.info.mu.Unlock()
 		return true
 	}
 	notes := &prepNotes{}
+	r.info.mu.Lock()
 	r.info.notes, r.info.run = notes, r
-	defer func() { r.info.notes, r.info.run = nil, nil }()
+	r.info.mu.Unlock()
+	defer func() {
+		r.info.mu.Lock()
+		r.info.notes, r.info.run = nil, nil
+		r.info.mu.Unlock()
+	}()
 	for _, p := range r.preparers {
 		if err := p.Prepare(r.ctx, req); err != nil {
 			policy := ""
@@ -176,7 +188,9 @@ func (r *run) prepare(req *ModelRequest) bool {
 	// Preparers only drop from the front or replace a prefix; remember where
 	// the kept window starts, for the next call's token anchor.
 	after := len(req.Messages)
+	r.info.mu.Lock()
 	r.info.prevMessages, r.info.prevKeptFrom = before, max(before-after, 0)
+	r.info.mu.Unlock()
 	if r.watched {
 		r.emit(&ContextPrepared{
 			Changed:         len(notes.notes) > 0 || before != after,
