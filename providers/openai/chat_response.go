@@ -98,19 +98,14 @@ func signedCall(tc runlet.ToolCallPart, sig, provider string) runlet.ToolCallPar
 
 // chatUsage is the usage object, with the fields compatible servers add.
 type chatUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails struct {
-		ReasoningTokens int `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"` // DeepSeek
-	CachedTokens         int `json:"cached_tokens"`           // Together, top level
-	ReasoningTokens      int `json:"reasoning_tokens"`        // SGLang-style servers, top level
+	PromptTokens            int           `json:"prompt_tokens"`
+	CompletionTokens        int           `json:"completion_tokens"`
+	TotalTokens             int           `json:"total_tokens"`
+	PromptTokensDetails     inputDetails  `json:"prompt_tokens_details"`
+	CompletionTokensDetails outputDetails `json:"completion_tokens_details"`
+	PromptCacheHitTokens    int           `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CachedTokens            int           `json:"cached_tokens"`           // Together, top level
+	ReasoningTokens         int           `json:"reasoning_tokens"`        // SGLang-style servers, top level
 }
 
 func (u *chatUsage) usage() runlet.Usage {

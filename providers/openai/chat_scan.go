@@ -44,8 +44,6 @@ var (
 	chatFuncFields      = []string{"name", "arguments"}
 	chatUsageFields     = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details",
 		"completion_tokens_details", "prompt_cache_hit_tokens", "cached_tokens", "reasoning_tokens"}
-	chatPromptDetailsFields     = []string{"cached_tokens", "cache_write_tokens"}
-	chatCompletionDetailsFields = []string{"reasoning_tokens"}
 )
 
 // chatScanner reads Chat Completions JSON with the fast path. alias lets
@@ -158,28 +156,9 @@ func (c *chatScanner) usage(u *chatUsage) bool {
 		case "reasoning_tokens":
 			return s.IntField(&u.ReasoningTokens)
 		case "prompt_tokens_details":
-			if s.Null() {
-				return true
-			}
-			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
-				switch string(key) {
-				case "cached_tokens":
-					return s.IntField(&u.PromptTokensDetails.CachedTokens)
-				case "cache_write_tokens":
-					return s.IntField(&u.PromptTokensDetails.CacheWriteTokens)
-				}
-				return s.SkipUnless(key, chatPromptDetailsFields)
-			})
+			return scanInputDetails(s, &seen, 1, &u.PromptTokensDetails)
 		case "completion_tokens_details":
-			if s.Null() {
-				return true
-			}
-			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
-				if string(key) == "reasoning_tokens" {
-					return s.IntField(&u.CompletionTokensDetails.ReasoningTokens)
-				}
-				return s.SkipUnless(key, chatCompletionDetailsFields)
-			})
+			return scanOutputDetails(s, &seen, 2, &u.CompletionTokensDetails)
 		}
 		return s.SkipUnless(key, chatUsageFields)
 	})

@@ -130,8 +130,6 @@ var (
 	respItemFields       = []string{"type", "id", "content", "summary", "encrypted_content", "call_id", "name", "arguments"}
 	respPartFields       = []string{"type", "text", "refusal"}
 	respUsageFields      = []string{"input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details"}
-	respInDetailsFields  = []string{"cached_tokens", "cache_write_tokens"}
-	respOutDetailsFields = []string{"reasoning_tokens"}
 	respIncompleteFields = []string{"reason"}
 )
 
@@ -256,28 +254,9 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 		case "total_tokens":
 			return s.IntField(&u.TotalTokens)
 		case "input_tokens_details":
-			if s.Null() {
-				return true
-			}
-			return jsonscan.Once(&seen, 1) && s.Object(func(key []byte) bool {
-				switch string(key) {
-				case "cached_tokens":
-					return s.IntField(&u.InputTokensDetails.CachedTokens)
-				case "cache_write_tokens":
-					return s.IntField(&u.InputTokensDetails.CacheWriteTokens)
-				}
-				return s.SkipUnless(key, respInDetailsFields)
-			})
+			return scanInputDetails(s, &seen, 1, &u.InputTokensDetails)
 		case "output_tokens_details":
-			if s.Null() {
-				return true
-			}
-			return jsonscan.Once(&seen, 2) && s.Object(func(key []byte) bool {
-				if string(key) == "reasoning_tokens" {
-					return s.IntField(&u.OutputTokensDetails.ReasoningTokens)
-				}
-				return s.SkipUnless(key, respOutDetailsFields)
-			})
+			return scanOutputDetails(s, &seen, 2, &u.OutputTokensDetails)
 		}
 		return s.SkipUnless(key, respUsageFields)
 	})

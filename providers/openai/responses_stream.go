@@ -27,16 +27,11 @@ type respIncomplete struct {
 }
 
 type respUsage struct {
-	InputTokens        int `json:"input_tokens"`
-	OutputTokens       int `json:"output_tokens"`
-	TotalTokens        int `json:"total_tokens"`
-	InputTokensDetails struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens"`
-	} `json:"input_tokens_details"`
-	OutputTokensDetails struct {
-		ReasoningTokens int `json:"reasoning_tokens"`
-	} `json:"output_tokens_details"`
+	InputTokens         int           `json:"input_tokens"`
+	OutputTokens        int           `json:"output_tokens"`
+	TotalTokens         int           `json:"total_tokens"`
+	InputTokensDetails  inputDetails  `json:"input_tokens_details"`
+	OutputTokensDetails outputDetails `json:"output_tokens_details"`
 }
 
 // respErrorBody is the error of a failed response or of an "error" event.
