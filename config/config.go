@@ -81,8 +81,12 @@ type Model struct {
 	// APIKey is the credential; write it as ${ENV_VAR}, never inline.
 	// Empty means the provider's variable (OPENAI_API_KEY, ...).
 	APIKey string `yaml:"api_key"`
-	// Headers are added to every request.
+	// Headers are added to every request; like the key, they go only to
+	// the API's host, over https or to a loopback address.
 	Headers map[string]string `yaml:"headers"`
+	// AllowInsecureHTTP lets the key and headers go over plain http:// to
+	// a host that is not loopback (the adapters' Config.AllowInsecureHTTP).
+	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
 	// MaxRetries bounds retries of failed requests; nil means the
 	// provider's default (2), 0 means none.
 	MaxRetries *int `yaml:"max_retries"`
@@ -366,6 +370,7 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 	oc := openai.Config{
 		APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
 		HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+		AllowInsecureHTTP: m.AllowInsecureHTTP,
 	}
 	switch m.Provider {
 	case "openai":
@@ -376,11 +381,13 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 		return anthropic.NewMessages(anthropic.Config{
 			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
 			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+			AllowInsecureHTTP: m.AllowInsecureHTTP,
 		}), nil
 	case "gemini":
 		return gemini.New(gemini.Config{
 			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
 			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
+			AllowInsecureHTTP: m.AllowInsecureHTTP,
 		}), nil
 	}
 	p, ok := openai.Presets[m.Provider]
@@ -395,6 +402,7 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 		cfg.APIKey = m.APIKey
 	}
 	cfg.HTTPClient, cfg.Headers, cfg.MaxRetries = l.HTTPClient, headers, retries
+	cfg.AllowInsecureHTTP = m.AllowInsecureHTTP
 	return openai.NewChatCompletions(cfg), nil
 }
 

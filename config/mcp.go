@@ -32,6 +32,9 @@ import (
 //	    tools: [search_issues, get_issue]   # only these; default all
 //	    require_approval: true              # every call waits for approval
 //	    timeout: 30s                        # per call
+//
+// Headers go only to the server's scheme, host and port, and never over
+// plain http:// off loopback unless allow_insecure_http is true.
 type MCPServer struct {
 	Name            string            `yaml:"name"`
 	Command         string            `yaml:"command"`
@@ -43,6 +46,10 @@ type MCPServer struct {
 	Tools           []string          `yaml:"tools"`
 	RequireApproval bool              `yaml:"require_approval"`
 	Timeout         time.Duration     `yaml:"timeout"`
+
+	// AllowInsecureHTTP lets headers go over plain http:// to a host that
+	// is not loopback (mcp.ServerConfig.AllowInsecureHTTP).
+	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
 }
 
 // validateMCP checks the mcp_servers entries.
@@ -88,7 +95,7 @@ func serverName(s string) bool {
 // command's standard error (nil discards it).
 func (s MCPServer) ServerConfig(stderr io.Writer) mcp.ServerConfig {
 	return mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, Stderr: stderr,
-		URL: s.URL, Headers: s.Headers, SSE: s.SSE}
+		URL: s.URL, Headers: s.Headers, SSE: s.SSE, AllowInsecureHTTP: s.AllowInsecureHTTP}
 }
 
 // options are the mcp.Connect options the entry asks for.

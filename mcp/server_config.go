@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runlet/runlet/internal/safehttp"
 )
 
 // ServerConfig says how to reach an MCP server: a command to run (stdio), a
@@ -36,12 +39,17 @@ type ServerConfig struct {
 	// URL is a remote server's MCP endpoint, spoken to with the Streamable
 	// HTTP transport, or with the HTTP+SSE transport of protocol version
 	// 2024-11-05 when SSE is set. Headers go with every request, such as
-	// {"Authorization": "Bearer ..."}; they never appear in errors.
-	// HTTPClient, when set, sends the requests.
-	URL        string
-	Headers    map[string]string
-	SSE        bool
-	HTTPClient *http.Client
+	// {"Authorization": "Bearer ..."}; they never appear in errors, go
+	// only to URL's scheme, host and port (not to a redirect or an SSE
+	// message endpoint elsewhere), and never over plain http:// to a host
+	// that is not loopback unless AllowInsecureHTTP is set: Connect
+	// refuses such a server, naming the opt-out. HTTPClient, when set,
+	// sends the requests; it is copied, never changed.
+	URL               string
+	Headers           map[string]string
+	SSE               bool
+	HTTPClient        *http.Client
+	AllowInsecureHTTP bool
 
 	// Transport, when set, makes the transport of each connection: an
 	// in-memory one in tests, or any the SDK offers.
@@ -62,7 +70,7 @@ func (c *ServerConfig) validate() error {
 	if n != 1 {
 		return ErrNoServer
 	}
-	return nil
+	return c.checkInsecure()
 }
 
 // displayName names the server without revealing secrets: its Name, else
@@ -102,39 +110,46 @@ func (c *ServerConfig) transport() sdkmcp.Transport {
 	return &sdkmcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc}
 }
 
-// httpClient is HTTPClient (or a default client) sending Headers.
+// OptOut names, in errors, how a user allows credentials over plain HTTP.
+const OptOut = "ServerConfig.AllowInsecureHTTP (allow_insecure_http in a config file's mcp_servers entry)"
+
+// policy keeps the server's credentials (Headers, the URL's user info and
+// credential query parameters) with the server's origin; see
+// internal/safehttp.
+func (c *ServerConfig) policy() *safehttp.Policy {
+	p := &safehttp.Policy{AllowInsecureHTTP: c.AllowInsecureHTTP, OptOut: OptOut}
+	if u, err := url.Parse(c.URL); err == nil && len(c.Headers) > 0 {
+		p.Origin, p.Header = u, make(http.Header, len(c.Headers))
+		for k, v := range c.Headers {
+			p.Header.Set(k, v)
+			p.SecretHeaders = append(p.SecretHeaders, http.CanonicalHeaderKey(k))
+		}
+	}
+	return p
+}
+
+// checkInsecure refuses a URL server whose credentials would travel over
+// plain HTTP off loopback (see AllowInsecureHTTP).
+func (c *ServerConfig) checkInsecure() error {
+	if c.URL == "" {
+		return nil
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil // the transport reports it
+	}
+	if err := c.policy().Check(&http.Request{URL: u, Header: http.Header{}}); err != nil {
+		return fmt.Errorf("mcp: server %s: %w", c.displayName(), err)
+	}
+	return nil
+}
+
+// httpClient is HTTPClient (or a default client, never changed) under the
+// server's policy: Headers go to the server's origin only, over TLS or
+// loopback unless AllowInsecureHTTP, and a redirect elsewhere loses every
+// credential.
 func (c *ServerConfig) httpClient() *http.Client {
-	if len(c.Headers) == 0 {
-		return c.HTTPClient
-	}
-	hc := &http.Client{}
-	if c.HTTPClient != nil {
-		*hc = *c.HTTPClient
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hdr := make(http.Header, len(c.Headers))
-	for k, v := range c.Headers {
-		hdr.Set(k, v)
-	}
-	hc.Transport = &headerTransport{base: base, header: hdr}
-	return hc
-}
-
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
-	base   http.RoundTripper
-	header http.Header
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range t.header {
-		req.Header[k] = v
-	}
-	return t.base.RoundTrip(req)
+	return c.policy().Client(c.HTTPClient)
 }
 
 // redactURL is u without user info, query or fragment, which may carry

@@ -34,11 +34,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/safehttp"
 )
 
 // Defaults for Client.
@@ -72,6 +75,40 @@ type Client struct {
 	// Secrets are redacted from errors (see Redact) besides the credentials
 	// in Header.
 	Secrets []string
+	// Policy keeps the credentials with their host (see package
+	// safehttp): a redirect to another origin drops them, and a request
+	// carrying one over plain HTTP off loopback is refused with a
+	// *runlet.ProviderError wrapping runlet.ErrInvalidRequest. Its
+	// SecretHeaders (the user's own headers) are credentials too, redacted
+	// from errors like those in Header.
+	Policy safehttp.Policy
+
+	once    sync.Once
+	guarded *http.Client // HTTP under Policy, made on first use
+}
+
+// NewClient returns a Client for one adapter: header is sent with every
+// request; the names in user (the user's own headers, from the adapter's
+// Config) are treated as credentials; allowInsecure and optOut set the
+// policy on plain HTTP (see Policy).
+func NewClient(provider string, hc *http.Client, retries int, header http.Header, user http.Header, allowInsecure bool) *Client {
+	names := make([]string, 0, len(user))
+	for k := range user {
+		names = append(names, http.CanonicalHeaderKey(k))
+	}
+	return &Client{Provider: provider, HTTP: hc, MaxRetries: retries, Header: header,
+		Policy: safehttp.Policy{SecretHeaders: names, AllowInsecureHTTP: allowInsecure, OptOut: OptOut}}
+}
+
+// OptOut names, in errors, how an adapter's user allows credentials over
+// plain HTTP.
+const OptOut = "Config.AllowInsecureHTTP (allow_insecure_http in a config file's model section)"
+
+// httpClient is HTTP (or http.DefaultClient) under Policy. It is made once:
+// the caller's *http.Client is copied, never changed.
+func (c *Client) httpClient() *http.Client {
+	c.once.Do(func() { c.guarded = c.Policy.Client(c.HTTP) })
+	return c.guarded
 }
 
 // Call is one request of an adapter: where it goes, its encoded JSON body,
@@ -172,10 +209,7 @@ func (c *Client) PostOnce(ctx context.Context, url string, body []byte) (*http.R
 var contentTypeJSON = []string{"application/json"}
 
 func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc := c.httpClient()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.URL, bytes.NewReader(call.Body))
 	if err != nil {
 		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "building request", Err: scrub(err)}
@@ -187,17 +221,30 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		req.Header[k] = v
 	}
 	req.Header["Content-Type"] = contentTypeJSON
+	if err := c.Policy.Check(req); err != nil {
+		return nil, c.insecure(err)
+	}
 	resp, err := hc.Do(req)
+	var insecure *safehttp.InsecureError
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.As(err, &insecure) {
+			return nil, c.insecure(insecure)
 		}
 		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, ErrorFromResponse(c.Provider, resp)
 	}
 	return resp, nil
+}
+
+// insecure is the error of a request the Policy refused: final, a
+// *runlet.ProviderError wrapping runlet.ErrInvalidRequest and err.
+func (c *Client) insecure(err error) error {
+	return &runlet.ProviderError{Provider: c.Provider, Message: err.Error(), Err: fmt.Errorf("%w: %w", runlet.ErrInvalidRequest, err)}
 }
 
 // wait is the pause before retry number attempt+1: the server's

@@ -3,6 +3,7 @@ package httpc
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,14 +25,14 @@ const (
 )
 
 // credentialHeaders are the request headers that carry an API key.
-var credentialHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key"}
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key"}
 
 // secrets returns the credentials the client sends, and its Secrets.
 func (c *Client) secrets() []string {
 	out := append([]string(nil), c.Secrets...)
-	for _, h := range credentialHeaders {
+	for _, h := range slices.Concat(credentialHeaders, c.Policy.SecretHeaders) {
 		for _, v := range c.Header.Values(h) {
-			if _, tok, ok := strings.Cut(v, " "); ok && h == "Authorization" {
+			if _, tok, ok := strings.Cut(v, " "); ok && strings.HasSuffix(h, "Authorization") {
 				v = tok // "Bearer <key>"
 			}
 			if v = strings.TrimSpace(v); v != "" {

@@ -54,8 +54,18 @@ type Config struct {
 	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
 	// come from the context, so it needs no Timeout.
 	HTTPClient *http.Client
-	// Headers are added to every request.
+	// Headers are added to every request. They are treated as credentials:
+	// never in errors or printed values, dropped on a redirect to another
+	// scheme, host or port, and never sent over plain HTTP off loopback
+	// (see AllowInsecureHTTP).
 	Headers http.Header
+	// AllowInsecureHTTP lets the key and Headers go over plain http:// to
+	// a host that is not loopback (127.0.0.0/8, ::1, localhost); without
+	// it such a request fails with a *runlet.ProviderError wrapping
+	// runlet.ErrInvalidRequest, as does a redirect that would take them
+	// there. Local servers need nothing. The config file's key is
+	// allow_insecure_http.
+	AllowInsecureHTTP bool
 	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx
 	// including 529 overloaded, connection errors, and streams that fail
 	// before their first delta). Zero means 2; negative means none.
@@ -138,7 +148,7 @@ func (c Config) resolve() resolved {
 		limit:     httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		// The adapter sends with PostOnce inside the client's Retry, so a
 		// stream that fails before its first delta is retried too.
-		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP),
 	}
 }
 

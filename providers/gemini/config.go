@@ -41,8 +41,18 @@ type Config struct {
 	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
 	// come from the context, so it needs no Timeout.
 	HTTPClient *http.Client
-	// Headers are added to every request.
+	// Headers are added to every request. They are treated as credentials:
+	// never in errors or printed values, dropped on a redirect to another
+	// scheme, host or port, and never sent over plain HTTP off loopback
+	// (see AllowInsecureHTTP).
 	Headers http.Header
+	// AllowInsecureHTTP lets the key and Headers go over plain http:// to
+	// a host that is not loopback (127.0.0.0/8, ::1, localhost); without
+	// it such a request fails with a *runlet.ProviderError wrapping
+	// runlet.ErrInvalidRequest, as does a redirect that would take them
+	// there. Local servers need nothing. The config file's key is
+	// allow_insecure_http.
+	AllowInsecureHTTP bool
 	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx,
 	// connection errors, streams that fail before their first delta, and
 	// malformed function calls), waiting as long as a google.rpc.RetryInfo
@@ -108,7 +118,7 @@ func (c Config) resolve() resolved {
 		base:   base,
 		model:  c.Model,
 		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
-		client: &httpc.Client{Provider: name, HTTP: c.HTTPClient, MaxRetries: retries, Header: h},
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP),
 	}
 	if r.model != "" {
 		r.generate, r.stream = r.makeEndpoint(r.model, false), r.makeEndpoint(r.model, true)

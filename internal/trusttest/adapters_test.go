@@ -1,0 +1,90 @@
+package trusttest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/providers/anthropic"
+	"github.com/runlet/runlet/providers/gemini"
+	"github.com/runlet/runlet/providers/openai"
+)
+
+// conf is what every adapter's Config has in common.
+type conf struct {
+	BaseURL    string
+	APIKey     string
+	Headers    http.Header
+	HTTPClient *http.Client
+	Insecure   bool  // AllowInsecureHTTP
+	Max        int64 // MaxResponseBytes
+}
+
+type adapter struct {
+	name string
+	new  func(conf) runlet.Model
+	// config is the adapter's Config holding c, for the printing tests.
+	config func(conf) any
+}
+
+func openaiConfig(c conf) openai.Config {
+	return openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, Organization: "org-1"}
+}
+
+func presetConfig(c conf) openai.Config {
+	cfg := openai.DeepSeek.Config("m")
+	cfg.APIKey, cfg.BaseURL, cfg.HTTPClient, cfg.Headers = c.APIKey, c.BaseURL, c.HTTPClient, c.Headers
+	cfg.MaxRetries, cfg.AllowInsecureHTTP, cfg.MaxResponseBytes = -1, c.Insecure, c.Max
+	return cfg
+}
+
+func anthropicConfig(c conf) anthropic.Config {
+	return anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max}
+}
+
+func geminiConfig(c conf) gemini.Config {
+	return gemini.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max}
+}
+
+var adapters = []adapter{
+	{"openai-chat", func(c conf) runlet.Model { return openai.NewChatCompletions(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
+	{"openai-responses", func(c conf) runlet.Model { return openai.NewResponses(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
+	{"openai-preset-deepseek", func(c conf) runlet.Model { return openai.NewChatCompletions(presetConfig(c)) }, func(c conf) any { return presetConfig(c) }},
+	{"anthropic", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicConfig(c)) }, func(c conf) any { return anthropicConfig(c) }},
+	{"gemini", func(c conf) runlet.Model { return gemini.New(geminiConfig(c)) }, func(c conf) any { return geminiConfig(c) }},
+}
+
+// modes are the two ways a run calls a model.
+var modes = []struct {
+	name string
+	call func(ctx context.Context, m runlet.Model) error
+}{
+	{"generate", func(ctx context.Context, m runlet.Model) error {
+		_, err := m.Generate(ctx, request())
+		return err
+	}},
+	{"stream", func(ctx context.Context, m runlet.Model) error {
+		for _, err := range m.Stream(ctx, request()) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+}
+
+func request() *runlet.ModelRequest {
+	return &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("hi")}}
+}
+
+// guard is a test's hang guard.
+func guard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
