@@ -49,7 +49,8 @@
 // Idle → Thinking (model call) → Acting (tools) → Observing (results
 // appended) → Thinking … → Finished | Interrupted | Failed. A turn is final
 // when the model's response has no tool calls. Tool calls of one turn run
-// concurrently (bounded by WithToolConcurrency) and their results are
+// concurrently (bounded by WithToolConcurrency: a pool of that many
+// workers, however many calls the model asks for) and their results are
 // appended in the model's order. An unknown tool, malformed or invalid
 // arguments, a returned error, a panic or a timeout each become an is-error
 // tool result the model can act on; the run goes on.

@@ -90,6 +90,7 @@ type run struct {
 	turnResultBuf [turnCalls]ToolResultPart
 	turnInvokes   [turnCalls]invocation
 	turnCallBuf   [turnCalls]ToolCallPart
+	turnRunnable  [turnCalls]int
 	// where a call running alone leaves its result (see callTool); not
 	// used again once a tool was abandoned
 	wait     toolWait

@@ -153,7 +153,10 @@ func WithStore(s Store) RuntimeOption {
 }
 
 // WithToolConcurrency bounds how many tool calls of one turn run at once
-// (8 if unset; 1 runs them one by one).
+// (8 if unset; 1 runs them one by one). A pool of that many workers takes
+// the calls in the model's order, so a turn of thousands of calls starts no
+// more goroutines than a turn of a few; to refuse such a turn, set
+// UsageLimits.ToolCalls.
 func WithToolConcurrency(n int) RuntimeOption {
 	return runtimeOption(func(rt *Runtime) { rt.toolConcurrency = n })
 }

@@ -31,7 +31,10 @@ type Runtime struct {
 	logger          *slog.Logger
 }
 
-// UsageLimits bound one run. Zero fields are unlimited.
+// UsageLimits bound one run. Zero fields are unlimited. ToolCalls is
+// checked before a turn's calls run: a turn whose calls would pass it fails
+// the run with none of them run, so it also caps what one response of the
+// model can ask for.
 type UsageLimits struct {
 	InputTokens  int `json:"input_tokens,omitempty"`
 	OutputTokens int `json:"output_tokens,omitempty"`

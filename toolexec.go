@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,8 +31,7 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 	results = r.turnResults(len(calls))
 	kinds := make([]ToolErrorKind, len(calls))
 	r.pausedCalls = nil
-	var runnable []int
-	invokes := r.turnInvokes[:0]
+	runnable, invokes := r.turnRunnable[:0], r.turnInvokes[:0]
 	for i := range calls {
 		c := &calls[i]
 		if known != nil && known[i].CallID != "" {
@@ -180,8 +180,8 @@ func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
 	return true
 }
 
-// execute runs the given calls, at most toolConcurrency at once, each on its
-// own goroutine, and emits tool.finished as each completes. Workers return
+// execute runs the given calls, at most toolConcurrency at once, and emits
+// tool.finished as each completes. Workers return
 // promptly once the run is cancelled (see callTool), so waiting for all of
 // them is bounded and no worker outlives the run.
 func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, results []ToolResultPart) bool {
@@ -205,31 +205,46 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 		r.collect(calls, o, results, &hookFailed)
 		return r.executed(hookFailed)
 	}
-	done := make(chan toolOutcome, len(idx)) // buffered: a late worker never blocks
-	sem := make(chan struct{}, r.rt.toolConcurrency)
-	for k, i := range idx {
-		go func() {
-			canceled := toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
-			select {
-			case sem <- struct{}{}:
-			case <-r.ctx.Done():
-				done <- canceled
-				return
-			}
-			if r.ctx.Err() != nil {
-				<-sem
-				done <- canceled
-				return
-			}
-			defer func() { <-sem }()
-			done <- r.callTool(calls[i], i, &invokes[k], false)
-		}()
+	// A pool of at most toolConcurrency workers takes the calls in the
+	// model's order: a turn of thousands of calls starts as many goroutines
+	// as a turn of a few (each worker's call runs on one more, see
+	// callTool), not one per call waiting for its turn.
+	p := &toolPool{r: r, calls: calls, idx: idx, invokes: invokes, done: make(chan toolOutcome, len(idx))}
+	for range min(r.rt.toolConcurrency, len(idx)) {
+		go p.work()
 	}
 	var hookFailed bool
 	for range idx {
-		r.collect(calls, <-done, results, &hookFailed)
+		r.collect(calls, <-p.done, results, &hookFailed)
 	}
 	return r.executed(hookFailed)
+}
+
+// toolPool hands one turn's calls to its workers, in the model's order.
+type toolPool struct {
+	r       *run
+	calls   []ToolCallPart
+	idx     []int
+	invokes []invocation
+	done    chan toolOutcome // buffered for every call: a late worker never blocks
+	next    atomic.Int64     // the next position in idx to take
+}
+
+// work runs calls until none is left; once the run is cancelled, it
+// reports the calls it takes as cancelled without running them.
+func (p *toolPool) work() {
+	for {
+		k := int(p.next.Add(1) - 1)
+		if k >= len(p.idx) {
+			return
+		}
+		i := p.idx[k]
+		if p.r.ctx.Err() != nil {
+			p.done <- toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
+			continue
+		}
+		p.done <- p.r.callTool(p.calls[i], i, &p.invokes[k], false)
+	}
 }
 
 const canceledBeforeRun = "Error: the run was cancelled before the tool ran."

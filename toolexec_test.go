@@ -1,0 +1,129 @@
+package runlet_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+)
+
+// manyCalls returns n calls of tool, with IDs c0, c1, ... and {"n":i}.
+func manyCalls(n int, tool string) []runlet.ToolCallPart {
+	calls := make([]runlet.ToolCallPart, n)
+	for i := range calls {
+		calls[i] = runlettest.Call("c"+strconv.Itoa(i), tool, `{"n":`+strconv.Itoa(i)+`}`)
+	}
+	return calls
+}
+
+// A model asking for 10,000 calls in one turn gets them all run, in the
+// model's order, by a bounded pool: the goroutines alive while the tools
+// run stay within a small multiple of the concurrency limit, not one per
+// call (about 8,900 when each call had its own goroutine).
+func TestThousandsOfToolCallsUseBoundedGoroutines(t *testing.T) {
+	const n, conc = 10_000, 8
+	var peak atomic.Int64
+	tool := runlet.NewTool("count", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		g := int64(runtime.NumGoroutine())
+		for p := peak.Load(); g > p && !peak.CompareAndSwap(p, g); p = peak.Load() {
+		}
+		return "r" + strconv.Itoa(in.N), nil
+	})
+	model := runlettest.NewModel(runlettest.ToolCallReply(manyCalls(n, "count")...), runlettest.TextReply("done"))
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}
+	rt := runlet.NewRuntime(runlet.WithToolConcurrency(conc))
+	base := runtime.NumGoroutine()
+	res, err := rt.Run(context.Background(), agent, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each worker runs its call on one more goroutine (to abandon a tool
+	// that ignores its context); a few more for slack.
+	if got, limit := peak.Load()-int64(base), int64(2*conc+4); got > limit {
+		t.Fatalf("%d goroutines above the test's while tools ran, want at most %d", got, limit)
+	}
+	t.Logf("peak goroutines above the test's: %d (concurrency %d)", peak.Load()-int64(base), conc)
+	parts := res.Messages[2].Parts
+	if len(parts) != n {
+		t.Fatalf("%d results, want %d", len(parts), n)
+	}
+	for i, p := range parts {
+		tr := p.(runlet.ToolResultPart)
+		if tr.CallID != "c"+strconv.Itoa(i) || tr.Content != "r"+strconv.Itoa(i) || tr.IsError {
+			t.Fatalf("result %d = %+v", i, tr)
+		}
+	}
+}
+
+// Cancelling a run midway through a large turn stops the pool: calls not
+// yet started never run, and every worker is gone when Run returns (goleak
+// checks it in TestMain).
+func TestCancelStopsLargeTurn(t *testing.T) {
+	const n, conc, cancelAt = 2_000, 4, 50
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ran atomic.Int64
+	tool := runlet.NewTool("count", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		if ran.Add(1) == cancelAt {
+			cancel()
+		}
+		return "ok", nil
+	})
+	model := runlettest.NewModel(runlettest.ToolCallReply(manyCalls(n, "count")...), runlettest.TextReply("done"))
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}
+	var finished int
+	var last error
+	for ev, err := range runlet.NewRuntime(runlet.WithToolConcurrency(conc)).Stream(ctx, agent, "go") {
+		if _, ok := ev.(*runlet.ToolFinished); ok {
+			finished++
+		}
+		last = err
+	}
+	if !errors.Is(last, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", last)
+	}
+	// Calls that had started when cancel ran may still finish: at most one
+	// per worker besides the one that cancelled.
+	if got := ran.Load(); got > cancelAt+conc {
+		t.Fatalf("%d calls ran after a cancel at call %d, want at most %d", got, cancelAt, cancelAt+conc)
+	}
+	if finished > cancelAt+conc {
+		t.Fatalf("%d tool.finished events, want at most %d", finished, cancelAt+conc)
+	}
+}
+
+// UsageLimits.ToolCalls is the cap on what a model may ask for: a turn
+// that would pass it fails the run before any of its calls runs.
+func TestToolCallLimitRefusesLargeTurnBeforeRunning(t *testing.T) {
+	var ran atomic.Int64
+	tool := runlet.NewTool("count", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		ran.Add(1)
+		return "ok", nil
+	})
+	model := runlettest.NewModel(runlettest.ToolCallReply(manyCalls(10_000, "count")...), runlettest.TextReply("done"))
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}
+	rt := runlet.NewRuntime(runlet.WithLimits(runlet.UsageLimits{ToolCalls: 100}))
+	_, err := rt.Run(context.Background(), agent, "go")
+	var pe *runlet.PolicyError
+	if !errors.Is(err, runlet.ErrUsageLimit) || !errors.As(err, &pe) || pe.Policy != "usage_limit:tool_calls" {
+		t.Fatalf("err = %v", err)
+	}
+	if got := ran.Load(); got != 0 {
+		t.Fatalf("%d calls ran, want none", got)
+	}
+	if !strings.Contains(err.Error(), "100 tool calls") {
+		t.Fatalf("err = %v, want the limit named", err)
+	}
+}
