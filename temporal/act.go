@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,32 +71,69 @@ func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error
 // runTools runs the calls at idx as parallel activities and fills results
 // in the model's order. It returns the indexes of the calls that wait for
 // a decision. approved says a human approved the calls.
+//
+// At most RunInput.ToolConcurrency activities are outstanding at once; the
+// next call is scheduled as one finishes. A model asking for thousands of
+// calls so never has them all pending at once (past the server's limit on
+// pending activities, every workflow task would fail). After a failure or
+// a cancellation no further call is scheduled.
 func (r *wfRun) runTools(calls []runlet.ToolCallPart, results []runlet.ToolResultPart, idx []int, approved bool) ([]int, error) {
 	actx := workflow.WithActivityOptions(r.ctx, r.d.cfg.ToolActivity.workflowOptions(30*time.Second))
-	futures := make([]workflow.Future, len(idx))
-	for k, i := range idx {
-		futures[k] = workflow.ExecuteActivity(actx, ToolActivityName, ToolInput{
-			Agent: r.in.Agent, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn, Call: calls[i], Approved: approved,
+	outs := make([]ToolOutput, len(idx))
+	errs := make([]error, len(idx))
+	sel := workflow.NewSelector(r.ctx)
+	scheduled, failed := 0, false
+	schedule := func() {
+		k := scheduled
+		scheduled++
+		f := workflow.ExecuteActivity(actx, ToolActivityName, ToolInput{
+			Agent: r.in.Agent, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn, Call: calls[idx[k]], Approved: approved,
+		})
+		sel.AddFuture(f, func(f workflow.Future) {
+			if errs[k] = f.Get(r.ctx, &outs[k]); errs[k] != nil {
+				failed = true
+			}
 		})
 	}
-	var pending []int
-	var firstErr error
-	for k, i := range idx {
-		var out ToolOutput
-		if err := futures[k].Get(r.ctx, &out); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		if out.Pending {
-			pending = append(pending, i)
-			continue
-		}
-		results[i] = out.Result
+	for scheduled < min(r.toolWindow(len(idx)), len(idx)) {
+		schedule()
 	}
-	return pending, firstErr
+	for done := 0; done < scheduled; done++ {
+		sel.Select(r.ctx)
+		if scheduled < len(idx) && !failed && r.ctx.Err() == nil {
+			schedule()
+		}
+	}
+	var pending []int
+	for k, i := range idx {
+		switch {
+		case k >= scheduled:
+			return nil, cmp.Or(r.ctx.Err(), errors.New("runlet/temporal: a tool call failed"))
+		case errs[k] != nil:
+			return nil, errs[k]
+		case outs[k].Pending:
+			pending = append(pending, i)
+		default:
+			results[i] = outs[k].Result
+		}
+	}
+	return pending, nil
 }
+
+// toolWindow is how many of a turn's n tool activities may be outstanding
+// at once. Histories recorded before the bound scheduled every call at
+// once; the version marker keeps them replaying as they ran.
+func (r *wfRun) toolWindow(n int) int {
+	w := cmp.Or(max(r.in.ToolConcurrency, 0), defaultToolConcurrency)
+	if n > w && workflow.GetVersion(r.ctx, toolWindowChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return n
+	}
+	return w
+}
+
+// toolWindowChange names the change that bounded a turn's tool activities
+// (workflow.GetVersion).
+const toolWindowChange = "runlet.tool-window"
 
 // waitForDecisions blocks the workflow until the decide update delivered
 // decisions, or until RunInput.ApprovalTimeout.

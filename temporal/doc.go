@@ -16,8 +16,9 @@
 //	    activity runlet.Model                one model call (a turn): the
 //	                                         request, preparers, model-call
 //	                                         hooks and the call, as Runlet does
-//	    activity runlet.Tool  ×N, parallel   one per tool call; results in the
-//	                                         model's order
+//	    activity runlet.Tool  ×N, parallel   one per tool call, at most
+//	                                         RunInput.ToolConcurrency (8) at
+//	                                         once; results in the model's order
 //	    [wait for update runlet.decide]      calls that need approval
 //	    activity runlet.AppendSession        each completed turn
 //
@@ -25,7 +26,13 @@
 // calls) and makes every decision from recorded activity results, so it is
 // deterministic: run IDs come from the workflow ID, times from
 // workflow.Now, and no wall clock or random number reaches it. Limits
-// (max turns, usage limits) are checked in the workflow, as in Runlet.
+// (max turns, usage limits) are checked in the workflow, as in Runlet. A
+// turn's tool activities are scheduled a window at a time, the next as one
+// finishes, so a model asking for thousands of calls never has them all
+// pending at once (the server refuses a workflow task past its limit of
+// pending activities, 2,000 by default); RunInput.Limits.ToolCalls refuses
+// such a turn outright. Histories recorded before the window (version
+// marker "runlet.tool-window") replay as they ran.
 //
 // # Failures and retries
 //

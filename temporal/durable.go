@@ -23,11 +23,12 @@ const (
 	ProgressQuery         = "runlet.progress"
 )
 
-// Runlet's defaults, which the workflow keeps (see runlet.WithMaxTurns and
-// runlet.WithMaxToolOutput).
+// Runlet's defaults, which the workflow keeps (see runlet.WithMaxTurns,
+// runlet.WithMaxToolOutput and runlet.WithToolConcurrency).
 const (
-	defaultMaxTurns      = 20
-	defaultMaxToolOutput = 64 << 10
+	defaultMaxTurns        = 20
+	defaultMaxToolOutput   = 64 << 10
+	defaultToolConcurrency = 8
 )
 
 // Config is what a worker knows: the agents it runs, by name, and what the

@@ -37,6 +37,10 @@ type RunInput struct {
 	// approval (default: no bound; a run may wait for days). When it
 	// passes, the run fails with policy "approval_timeout".
 	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+	// ToolConcurrency bounds the tool activities of one turn that are
+	// outstanding at once (default 8, as in Runlet): a turn of many calls
+	// schedules the next as one finishes, whatever the model asked for.
+	ToolConcurrency int `json:"tool_concurrency,omitempty"`
 }
 
 // Progress is what ProgressQuery returns: the run so far.
