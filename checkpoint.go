@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,7 +63,7 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 	}
 	if r.parent != nil {
 		r.paused = cp // kept in the caller's checkpoint
-	} else if err := r.rt.checkpoints.SaveCheckpoint(context.WithoutCancel(r.ctx), cp); err != nil {
+	} else if err := r.saveCheckpoint(cp); err != nil {
 		r.fail(fmt.Errorf("runlet: saving checkpoint: %w", err), "")
 		return
 	}
@@ -71,6 +72,16 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 	r.result = res
 	r.transition(StateInterrupted)
 	r.emit(&RunInterrupted{Pending: res.Pending, Result: res})
+}
+
+// saveCheckpoint saves cp, with its MAC if the Runtime has a key.
+func (r *run) saveCheckpoint(cp *Checkpoint) error {
+	if k := r.rt.checkpointKeys; k != nil {
+		if err := k.sign(cp); err != nil {
+			return err
+		}
+	}
+	return r.rt.checkpoints.SaveCheckpoint(context.WithoutCancel(r.ctx), cp)
 }
 
 // pendingCalls lists the calls of cp waiting for a decision, its own and
@@ -94,45 +105,63 @@ func pendingCalls(cp *Checkpoint) []ToolCallPart {
 	return out
 }
 
-// startResume claims the checkpoint and validates the decisions. It returns
-// the interrupted turn's calls and the results known so far.
+// startResume checks and claims the checkpoint and validates the
+// decisions. It returns the interrupted turn's calls and the results known
+// so far.
 func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
-	store := r.rt.checkpoints
-	cp, err := r.from, error(nil)
-	if cp == nil {
-		cp, err = store.LoadCheckpoint(r.ctx, r.cfg.runID)
-	}
-	if err != nil {
+	fail := func(err error) ([]ToolCallPart, []ToolResultPart, bool) {
 		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
 		return nil, nil, false
+	}
+	store := r.rt.checkpoints
+	cp := r.from // a nested agent's, checked with its caller's
+	if cp == nil {
+		var err error
+		if cp, err = r.loadCheckpoint(store.LoadCheckpoint); err != nil {
+			return fail(err)
+		}
 	}
 	if cp.SessionID != "" && r.rt.sessions == nil {
-		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, noSessionStore(cp.SessionID)), "")
-		return nil, nil, false
+		return fail(noSessionStore(cp.SessionID))
 	}
 	if err := checkDecisions(pendingCalls(cp), r.decided); err != nil {
-		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
-		return nil, nil, false
+		return fail(err)
 	}
 	// The run goes on with the agent it was at: after handoffs, found by
 	// name among the agents the given one hands off to.
-	if cp.Agent != r.agent.Name {
-		if a := findAgent(r.agent, cp.Agent); a != nil {
-			r.agent, r.info.Agent = a, a.Name
+	if cp.Agent != "" && cp.Agent != r.agent.Name {
+		a := findAgent(r.agent, cp.Agent)
+		if a == nil {
+			return fail(invalidCheckpoint(r.cfg.runID, "its agent %q is neither %q nor an agent it hands off to", cp.Agent, r.agent.Name))
 		}
+		r.agent, r.info.Agent = a, a.Name
 	}
 	// The resumed run is the same run: its own settings, options and
 	// limits, and the counts so far (see Checkpoint for older checkpoints).
 	r.cfg.options, r.cfg.settings, r.cfg.limits = cp.Options, cp.Settings, cp.Limits
 	if err := r.setup(); err != nil {
-		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
-		return nil, nil, false
+		return fail(err)
 	}
-	// Claim atomically: of several concurrent resumes exactly one proceeds.
 	if r.from == nil {
-		if cp, err = store.ClaimCheckpoint(r.ctx, r.cfg.runID); err != nil {
-			r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
-			return nil, nil, false
+		tool := func(name string) (Tool, error) { return r.toolOf(name), nil }
+		if err := checkNestedTools(r.ctx, cp, r.agent, tool, r.cfg.runID, ""); err != nil {
+			return fail(err)
+		}
+		// Claim atomically: of several concurrent resumes exactly one
+		// proceeds, with the checkpoint checked above.
+		claimed, err := store.ClaimCheckpoint(r.ctx, r.cfg.runID)
+		if err != nil {
+			return fail(err)
+		}
+		if claimed == nil || !sameCheckpoint(cp, claimed) {
+			// Changed since it was loaded: put it back, unused, for a
+			// resume that loads (and checks) it again.
+			if claimed != nil {
+				if err := store.SaveCheckpoint(context.WithoutCancel(r.ctx), claimed); err != nil {
+					return fail(fmt.Errorf("checkpoint changed while resuming, and putting it back failed: %w", err))
+				}
+			}
+			return fail(fmt.Errorf("checkpoint changed while resuming; load it again: %w", ErrConflict))
 		}
 		r.info.SessionID = cp.SessionID
 	}
@@ -185,16 +214,21 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	for _, d := range r.decided {
 		byID[d.CallID] = d
 	}
+	done := make(map[string]ToolResultPart, len(cp.Results))
+	for _, res := range cp.Results {
+		done[res.CallID] = res
+	}
 	known := make([]ToolResultPart, len(calls)) // zero CallID: not known yet
 	r.approved, r.rejected = make(map[string]bool), make(map[string]bool)
 	for i, c := range calls {
-		for _, res := range cp.Results {
-			if res.CallID == c.ID {
-				known[i] = res
-			}
+		if res, ok := done[c.ID]; ok {
+			known[i] = res
+			continue
 		}
 		if n := cp.Nested[c.ID]; n != nil {
-			// The call resumes the agent it ran, with the decisions for it.
+			// The call resumes the agent it ran, with the decisions for it
+			// (checkNestedTools made sure it is an agent's tool). Its
+			// call was approved, if it needed approval, before it ran.
 			if r.nested == nil {
 				r.nested, r.nestedDec = make(map[string]*Checkpoint), make(map[string][]Decision)
 			}
@@ -222,6 +256,35 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		}
 	}
 	return calls, known, true
+}
+
+// loadCheckpoint loads (or claims) the run's checkpoint with load and
+// checks it: its MAC, if the Runtime has a key, then its consistency.
+func (r *run) loadCheckpoint(load func(context.Context, string) (*Checkpoint, error)) (*Checkpoint, error) {
+	runID := r.cfg.runID
+	cp, err := load(r.ctx, runID)
+	switch {
+	case err != nil:
+		return nil, err
+	case cp == nil:
+		return nil, invalidCheckpoint(runID, "the store returned none")
+	}
+	if k := r.rt.checkpointKeys; k != nil {
+		if err := k.verify(cp, runID); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkCheckpoint(cp, runID); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// sameCheckpoint reports whether a and b encode the same.
+func sameCheckpoint(a, b *Checkpoint) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
 func noSessionStore(id string) error {

@@ -121,6 +121,23 @@
 // decisions and the checkpoint: the approved calls ran at most once, and the
 // session still holds only the complete turns before the interruption.
 //
+// A checkpoint cannot approve anything. The store is outside the program
+// (another process, a backup, an operator can change a row), so Resume
+// treats a checkpoint as input: before acting on it, it checks that the
+// checkpoint is consistent with the turn it interrupted (see Checkpoint)
+// and otherwise refuses it with a *CheckpointError (ErrInvalidCheckpoint),
+// before any tool runs and without consuming it. A call that needs
+// approval runs only with the caller's approving Decision for its ID,
+// whatever the checkpoint says. A checkpoint cannot add a call to the
+// interrupted turn either: each call must be pending, nested or done. A
+// call the checkpoint says is done does not run again; its result is what
+// the model sees. So an edited but consistent checkpoint can still change
+// what the model is told (messages, results, the arguments awaiting a
+// decision) and the run's settings, options and limits, as a hostile model
+// or tool could; WithCheckpointKey detects any such change: the Runtime
+// saves each checkpoint with an HMAC-SHA256 and refuses, with
+// ErrCheckpointMAC, one whose MAC does not match.
+//
 // # Writing a provider
 //
 // The application's API and the provider's contract are apart, as in

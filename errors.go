@@ -39,7 +39,46 @@ var (
 	ErrConflict = errors.New("runlet: conflicting write")
 	// ErrNotFound: a store has no such session or checkpoint.
 	ErrNotFound = errors.New("runlet: not found")
+	// ErrInvalidCheckpoint: Resume refused a checkpoint that does not
+	// decode or is not consistent with the turn it interrupted (see
+	// Checkpoint); nothing ran and the checkpoint is not consumed. Every
+	// such error is a *CheckpointError.
+	ErrInvalidCheckpoint = errors.New("runlet: invalid checkpoint")
+	// ErrCheckpointMAC: a Runtime WithCheckpointKey found a checkpoint
+	// whose MAC is missing or matches none of its keys: it was changed
+	// outside the program, or written without the key or with another one.
+	// It comes in a *CheckpointError and so also matches
+	// ErrInvalidCheckpoint.
+	ErrCheckpointMAC = errors.New("runlet: checkpoint MAC does not match")
 )
+
+// CheckpointError is why Resume refused a checkpoint. It matches
+// ErrInvalidCheckpoint with errors.Is, and Err (ErrCheckpointMAC, or the
+// decoding error of a store) too.
+type CheckpointError struct {
+	RunID string
+	// Reason says what is wrong, such as "pending call \"c1\" is not a
+	// call of the interrupted turn"; it names calls and fields, never
+	// the MAC key.
+	Reason string
+	Err    error
+}
+
+func (e *CheckpointError) Error() string {
+	msg := "runlet: checkpoint of run " + strconv.Quote(e.RunID) + " is not valid: " + e.Reason
+	if e.Err != nil && e.Err != ErrInvalidCheckpoint {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns ErrInvalidCheckpoint and Err.
+func (e *CheckpointError) Unwrap() []error {
+	if e.Err == nil || e.Err == ErrInvalidCheckpoint {
+		return []error{ErrInvalidCheckpoint}
+	}
+	return []error{ErrInvalidCheckpoint, e.Err}
+}
 
 // ProviderError is a failure reported by, or while talking to, a model
 // provider. Every adapter returns this type, so errors classify the same way
@@ -171,6 +210,8 @@ func errorType(err error, policy string) string {
 		return pe.Type
 	case errors.Is(err, ErrConflict):
 		return "conflict"
+	case errors.Is(err, ErrInvalidCheckpoint):
+		return "invalid_checkpoint"
 	}
 	return "error"
 }

@@ -29,6 +29,7 @@ type Runtime struct {
 	checkpoints     CheckpointStore
 	toolConcurrency int
 	logger          *slog.Logger
+	checkpointKeys  *checkpointKeys // WithCheckpointKey's; nil without
 }
 
 // UsageLimits bound one run. Zero fields are unlimited. ToolCalls is
@@ -128,6 +129,16 @@ func Reject(callID, reason string) Decision {
 // keeps its settings, options, limits and counts (see Checkpoint); the
 // observers, hooks and preparers are the resuming Runtime's, since the run
 // options that added some are functions a checkpoint cannot hold.
+//
+// A checkpoint is input: whoever can write the store can change it.
+// Resume checks it before acting on it (see Checkpoint for what it must
+// hold) and refuses one that is malformed or inconsistent with the turn it
+// interrupted with a *CheckpointError (ErrInvalidCheckpoint), before any
+// tool runs and without consuming it. Whatever the checkpoint says, a call
+// that needs approval (WithApproval, or a BeforeToolCall hook returning
+// ErrApprovalRequired) runs only with an approving Decision for it from
+// the caller: a checkpoint cannot approve anything. With WithCheckpointKey
+// it also detects any change made to the checkpoint outside the program.
 func (rt *Runtime) Resume(ctx context.Context, agent *Agent, runID string, decisions ...Decision) (*Result, error) {
 	r := rt.resumeRun(agent, runID, decisions, nil)
 	r.start(ctx)

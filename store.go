@@ -53,6 +53,20 @@ type Store interface {
 
 // Checkpoint is the saved state of an interrupted run: enough to resume it
 // in another process. It round-trips through JSON.
+//
+// Resume acts only on a checkpoint consistent with the turn it interrupted
+// (see Runtime.Resume): Messages end with the assistant message whose tool
+// calls were interrupted, with distinct non-empty IDs; each of those calls
+// is exactly one of Pending (same ID and tool name), Results (by CallID)
+// or Nested (by ID, for a call of an agent's tool made by AsTool, holding
+// a checkpoint of that agent, or of one it hands off to, consistent in
+// the same way, at most 32 levels deep); at least one call waits for a
+// decision; RunID is the resumed run's; Agent, when set, is the resumed
+// agent or one it hands off to; counts are not negative and Committed and
+// ViewAt index Messages. Such a checkpoint can still say anything the
+// model or a tool could have said (its messages, arguments and results),
+// and its Settings, Options and Limits apply to the resumed run: only
+// WithCheckpointKey detects a change to those.
 type Checkpoint struct {
 	RunID     string `json:"run_id"`
 	SessionID string `json:"session_id,omitempty"`
@@ -106,6 +120,10 @@ type Checkpoint struct {
 	Limits    *UsageLimits `json:"limits,omitempty"`
 	MaxTurns  int          `json:"max_turns,omitempty"`
 	CreatedAt time.Time    `json:"created_at"`
+	// MAC authenticates the checkpoint when the Runtime that saved it has
+	// a key (see WithCheckpointKey): the hex HMAC-SHA256 of the
+	// checkpoint's JSON without MAC. A store keeps it as any other field.
+	MAC string `json:"mac,omitempty"`
 }
 
 // memoryStore is NewMemoryStore's Store.
@@ -243,17 +261,18 @@ func (s *memoryStore) loadCheckpoint(ctx context.Context, runID string, claim bo
 		return nil, err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	data, ok := s.checkpoints[runID]
-	if ok && claim {
-		delete(s.checkpoints, runID)
-	}
-	s.mu.Unlock()
 	if !ok {
 		return nil, ErrNotFound
 	}
 	var cp Checkpoint
 	if err := json.Unmarshal(data, &cp); err != nil {
-		return nil, err
+		// left in place, as the durable stores do
+		return nil, &CheckpointError{RunID: runID, Reason: "it does not decode", Err: err}
+	}
+	if claim {
+		delete(s.checkpoints, runID)
 	}
 	return &cp, nil
 }

@@ -89,17 +89,49 @@ func (r *run) requestAllowed() bool {
 	return true
 }
 
-// nameCalls gives tool calls without an ID (some servers send none) one that
-// is unique in the run, so each result can name its call.
+// nameCalls gives tool calls without an ID (some servers send none), or
+// with the ID of an earlier call of the same message, one that is unique
+// in the run, so each result (and each decision on resume) names one call.
 func (r *run) nameCalls(resp *ModelResponse) {
-	cloned := false
-	for i, p := range resp.Message.Parts {
-		if c, ok := p.(ToolCallPart); ok && c.ID == "" {
-			if !cloned { // the parts may be shared with the model
-				resp.Message.Parts, cloned = slices.Clone(resp.Message.Parts), true
+	nameCalls(resp, r.info.Turn)
+}
+
+func nameCalls(resp *ModelResponse, turn int) {
+	parts := resp.Message.Parts
+	var seen map[string]bool // for a message of many calls; else a scan
+	if len(parts) > 16 {
+		seen = make(map[string]bool, len(parts))
+	}
+	used := func(i int, id string) bool {
+		if seen != nil {
+			return seen[id]
+		}
+		for _, p := range parts[:i] {
+			if c, ok := p.(ToolCallPart); ok && c.ID == id {
+				return true
 			}
-			c.ID = fmt.Sprintf("call_t%d_%d", r.info.Turn, i)
-			resp.Message.Parts[i] = c
+		}
+		return false
+	}
+	cloned := false
+	for i, p := range parts {
+		c, ok := p.(ToolCallPart)
+		if !ok {
+			continue
+		}
+		if c.ID == "" || used(i, c.ID) {
+			if !cloned { // the parts may be shared with the model
+				parts, cloned = slices.Clone(parts), true
+				resp.Message.Parts = parts
+			}
+			c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
+			for used(i, c.ID) {
+				c.ID += "_"
+			}
+			parts[i] = c
+		}
+		if seen != nil {
+			seen[c.ID] = true
 		}
 	}
 }
