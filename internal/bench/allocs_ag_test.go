@@ -104,10 +104,10 @@ func anthropicAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 	rp := recordReplay(t, stream, `"tool_result"`, func(c *http.Client) runlet.Model {
 		return anthropic.NewMessages(anthropic.Config{BaseURL: srv.URL, APIKey: "test", Model: "claude-sonnet-4-5", HTTPClient: c})
 	}, agent)
-	agent.Model = anthropic.NewMessages(anthropic.Config{BaseURL: "http://fake.invalid", APIKey: "test", Model: "claude-sonnet-4-5",
+	agent.Model = anthropic.NewMessages(anthropic.Config{BaseURL: "https://fake.invalid", APIKey: "test", Model: "claude-sonnet-4-5",
 		HTTPClient: &http.Client{Transport: rp}})
 	runletAllocs = agentAllocs(t, agent, stream)
-	hand = handAllocs(t, rp, func() (string, error) { return anthropicHandLoop("http://fake.invalid", stream) })
+	hand = handAllocs(t, rp, func() (string, error) { return anthropicHandLoop("https://fake.invalid", stream) })
 	t.Logf("Anthropic tool run (streamed: %v): Runlet %.0f allocations, hand-written %.0f", stream, runletAllocs, hand)
 	return runletAllocs, hand
 }
@@ -121,10 +121,10 @@ func geminiAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 	rp := recordReplay(t, stream, `"functionResponse"`, func(c *http.Client) runlet.Model {
 		return gemini.New(gemini.Config{BaseURL: srv.BaseURL(), APIKey: "test", Model: "gemini-3-flash-preview", HTTPClient: c})
 	}, agent)
-	agent.Model = gemini.New(gemini.Config{BaseURL: "http://fake.invalid/v1beta", APIKey: "test", Model: "gemini-3-flash-preview",
+	agent.Model = gemini.New(gemini.Config{BaseURL: "https://fake.invalid/v1beta", APIKey: "test", Model: "gemini-3-flash-preview",
 		HTTPClient: &http.Client{Transport: rp}})
 	runletAllocs = agentAllocs(t, agent, stream)
-	hand = handAllocs(t, rp, func() (string, error) { return geminiHandLoop("http://fake.invalid/v1beta", stream) })
+	hand = handAllocs(t, rp, func() (string, error) { return geminiHandLoop("https://fake.invalid/v1beta", stream) })
 	t.Logf("Gemini tool run (streamed: %v): Runlet %.0f allocations, hand-written %.0f", stream, runletAllocs, hand)
 	return runletAllocs, hand
 }

@@ -22,10 +22,10 @@ func responsesAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 	rp := recordReplay(t, stream, `"function_call_output"`, func(c *http.Client) runlet.Model {
 		return openai.NewResponses(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test", Model: "gpt-5-mini", HTTPClient: c})
 	}, agent)
-	agent.Model = openai.NewResponses(openai.Config{BaseURL: "http://fake.invalid/v1", APIKey: "test", Model: "gpt-5-mini",
+	agent.Model = openai.NewResponses(openai.Config{BaseURL: "https://fake.invalid/v1", APIKey: "test", Model: "gpt-5-mini",
 		HTTPClient: &http.Client{Transport: rp}})
 	runletAllocs = agentAllocs(t, agent, stream)
-	hand = handAllocs(t, rp, func() (string, error) { return responsesHandLoop("http://fake.invalid/v1", stream) })
+	hand = handAllocs(t, rp, func() (string, error) { return responsesHandLoop("https://fake.invalid/v1", stream) })
 	t.Logf("Responses tool run (streamed: %v): Runlet %.0f allocations, hand-written %.0f", stream, runletAllocs, hand)
 	return runletAllocs, hand
 }

@@ -93,7 +93,7 @@ func chatAllocs(t *testing.T, stream bool) float64 {
 		t.Skip("the race detector changes allocation counts (sync.Pool drops items at random)")
 	}
 	rp, agent := recordChat(t, stream)
-	agent.Model = openai.NewChatCompletions(openai.Config{BaseURL: "http://fake.invalid/v1", APIKey: "test", Model: "gpt-4o-mini",
+	agent.Model = openai.NewChatCompletions(openai.Config{BaseURL: "https://fake.invalid/v1", APIKey: "test", Model: "gpt-4o-mini",
 		HTTPClient: &http.Client{Transport: rp}})
 	rt := runlet.NewRuntime()
 	return testing.AllocsPerRun(50, func() {
@@ -168,7 +168,7 @@ func TestChatGenerateAllocsVsHandWritten(t *testing.T) {
 	http.DefaultClient.Transport = rp
 	defer func() { http.DefaultClient.Transport = saved }()
 	hand := testing.AllocsPerRun(50, func() {
-		if out, err := handLoop("http://fake.invalid/v1", false); err != nil || len(out) != 4*e2eAnswerDeltas {
+		if out, err := handLoop("https://fake.invalid/v1", false); err != nil || len(out) != 4*e2eAnswerDeltas {
 			t.Fatal(err, len(out))
 		}
 	})

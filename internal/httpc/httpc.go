@@ -34,7 +34,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -225,13 +224,12 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		return nil, c.insecure(err)
 	}
 	resp, err := hc.Do(req)
-	var insecure *safehttp.InsecureError
 	switch {
 	case err != nil:
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if errors.As(err, &insecure) {
+		if insecure := refused(err); insecure != nil {
 			return nil, c.insecure(insecure)
 		}
 		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
@@ -242,9 +240,19 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 }
 
 // insecure is the error of a request the Policy refused: final, a
-// *runlet.ProviderError wrapping runlet.ErrInvalidRequest and err.
+// *runlet.ProviderError wrapping runlet.ErrInvalidRequest, whose message
+// is err's (it names the opt-out).
 func (c *Client) insecure(err error) error {
-	return &runlet.ProviderError{Provider: c.Provider, Message: err.Error(), Err: fmt.Errorf("%w: %w", runlet.ErrInvalidRequest, err)}
+	return &runlet.ProviderError{Provider: c.Provider, Message: err.Error(), Err: runlet.ErrInvalidRequest}
+}
+
+// refused returns the policy's refusal of a redirect inside err, or nil.
+func refused(err error) error {
+	var insecure *safehttp.InsecureError
+	if errors.As(err, &insecure) {
+		return insecure
+	}
+	return nil
 }
 
 // wait is the pause before retry number attempt+1: the server's
