@@ -402,7 +402,7 @@ func notFound(runID string) error {
 func decodeCheckpoint(runID string, data []byte) (*runlet.Checkpoint, error) {
 	cp := new(runlet.Checkpoint)
 	if err := json.Unmarshal(data, cp); err != nil {
-		return nil, fmt.Errorf("postgres: checkpoint of run %q: decode: %w", runID, err)
+		return nil, fmt.Errorf("postgres: %w", &runlet.CheckpointError{RunID: runID, Reason: "it does not decode", Err: err})
 	}
 	return cp, nil
 }

@@ -49,6 +49,10 @@ func sampleCheckpoint(runID string) *runlet.Checkpoint {
 			"flag":        true,
 		},
 		CreatedAt: time.Date(2025, 3, 4, 5, 6, 7, 123456789, time.FixedZone("IST", 5*3600+1800)),
+		// A store carries the MAC (see runlet.WithCheckpointKey) as any
+		// other field; a store that dropped it would make every
+		// checkpoint of a Runtime with a key unresumable.
+		MAC: "5f1d0c3a9b7e2d4c6a8f0e1b3d5c7a9e2f4b6d8c0a1e3f5b7d9c2e4a6b8d0f1c",
 	}
 }
 
