@@ -12,7 +12,7 @@ import (
 func TestAPI(t *testing.T) {
 	apitest.Check(t, []string{
 		"Builtins", "Calculator", "CurrentTime", "Providers", "Tools", "Registry",
-		"Load", "Loader", "Loader.Build", "Loader.Decode", "Loader.Load",
+		"Load", "Loader", "Loader.Build", "Loader.Decode", "Loader.DecodeFile", "Loader.Load", "DefaultMaxBytes",
 		"File", "Model", "ToolRef", "MCPServer", "MCPServer.ServerConfig", "Context",
 		"Setup", "Setup.NewRuntime", "Setup.ConnectMCP",
 		"Error", "Error.Error",

@@ -159,6 +159,8 @@ type Loader struct {
 	LookupEnv func(string) (string, bool)
 	// HTTPClient is given to the provider adapter; nil means its default.
 	HTTPClient *http.Client
+	// MaxBytes bounds the size of a config file; 0 means DefaultMaxBytes.
+	MaxBytes int
 }
 
 // Load reads the config file at path and builds its agent and runtime
@@ -169,22 +171,38 @@ func Load(path string, reg Registry) (*Setup, error) {
 
 // Load reads the config file at path and builds its setup.
 func (l *Loader) Load(path string) (*Setup, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	f, err := l.DecodeFile(path)
+	var ce *Error
+	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	f, err := l.Decode(path, data)
 	if err != nil {
 		return nil, err
 	}
 	return l.Build(f)
 }
 
+// DecodeFile reads the config file at path, refusing one over MaxBytes
+// without reading it all, and decodes it as Decode does.
+func (l *Loader) DecodeFile(path string) (*File, error) {
+	data, err := l.readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return l.Decode(path, data)
+}
+
 // Decode parses a config strictly: an unknown field, a value of the wrong
 // type, a YAML syntax error or an unset ${VAR} is an *Error with the file
 // name (name is used only in messages), line and column, and a hint. All
-// problems found are returned, joined.
+// problems found are returned, joined. A file over MaxBytes, aliases that
+// repeat more than 100,000 values or 1 MiB of text (an "alias bomb"), an
+// alias inside its own anchor's value and nesting deeper than 1,000 levels
+// are refused the same way, in time and memory bounded by the file's size.
 func (l *Loader) Decode(name string, data []byte) (*File, error) {
+	if len(data) > l.maxBytes() {
+		return nil, l.tooLarge(name)
+	}
 	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}}
 	if d.lookup == nil {
 		d.lookup = os.LookupEnv
@@ -194,6 +212,7 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	if root == nil {
 		return nil, errors.Join(d.errs...)
 	}
+	d.budget(root, len(data))
 	f := &File{}
 	d.decode(root, reflect.ValueOf(f).Elem(), "")
 	f.pos, f.Source = d.pos, name

@@ -30,6 +30,14 @@ type decoder struct {
 	environ func() []string
 	errs    []error
 	pos     map[string]pos
+
+	// The walk's limits (limits.go): values and bytes it may still visit,
+	// its nesting, the aliases being expanded (innermost last, and as a
+	// set of their anchors' values), and whether a limit stopped it.
+	valuesLeft, bytesLeft, depth int
+	aliases                      []*yaml.Node
+	expanding                    map[*yaml.Node]bool
+	stop                         bool
 	// raw holds the text as written of scalars whose ${VAR} references
 	// were expanded, so messages never show a variable's value (it may be a
 	// secret).
@@ -47,6 +55,15 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 		e.Line, e.Column = n.Line, n.Column
 	}
 	d.errs = append(d.errs, e)
+}
+
+// errorAt is errorf for a value whose path is built only if the error is
+// kept.
+func (d *decoder) errorAt(n *yaml.Node, p *path, format string, args ...any) {
+	if len(d.errs) >= maxErrors {
+		return
+	}
+	d.errorf(n, p.String(), format, args...)
 }
 
 var (
@@ -90,10 +107,13 @@ func syntaxError(file string, err error) *Error {
 }
 
 // decode fills v from n; field is v's dotted path, for messages.
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
+func (d *decoder) decode(at *yaml.Node, v reflect.Value, field string) {
+	here := &path{key: field}
+	n, ok := d.enter(at, here)
+	if !ok {
+		return
 	}
+	defer d.leave(at)
 	if d.pos != nil && field != "" {
 		d.pos[field] = pos{line: n.Line, col: n.Column}
 	}
@@ -104,7 +124,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 	}
 	switch {
 	case t == durationType:
-		s, ok := d.scalar(n, field, "a duration such as 30s or 2m")
+		s, ok := d.scalar(n, here, "a duration such as 30s or 2m")
 		if !ok {
 			return
 		}
@@ -132,7 +152,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 	case reflect.Struct:
 		d.decodeStruct(n, v, field)
 	case reflect.String:
-		s, ok := d.scalar(n, field, "a string")
+		s, ok := d.scalar(n, here, "a string")
 		if ok {
 			v.SetString(s.Value)
 			if p, ok := d.pos[field]; ok {
@@ -141,7 +161,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 			}
 		}
 	case reflect.Bool:
-		s, ok := d.scalar(n, field, "true or false")
+		s, ok := d.scalar(n, here, "true or false")
 		if !ok {
 			return
 		}
@@ -153,7 +173,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 		_ = s.Decode(&b)
 		v.SetBool(b)
 	case reflect.Int, reflect.Int64:
-		s, ok := d.scalar(n, field, "an integer")
+		s, ok := d.scalar(n, here, "an integer")
 		if !ok {
 			return
 		}
@@ -164,7 +184,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 		}
 		v.SetInt(i)
 	case reflect.Float64:
-		s, ok := d.scalar(n, field, "a number")
+		s, ok := d.scalar(n, here, "a number")
 		if !ok {
 			return
 		}
@@ -203,12 +223,12 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 			}
 			seen[k.Value] = true
 			ev := reflect.New(t.Elem()).Elem()
-			d.decode(val, ev, field+"."+k.Value)
+			d.decode(val, ev, field+"."+shortKey(k.Value))
 			m.SetMapIndex(reflect.ValueOf(k.Value), ev)
 		}
 		v.Set(m)
 	case reflect.Interface:
-		if g, ok := d.generic(n, field); ok && g != nil {
+		if g, ok := d.genericValue(n, here); ok && g != nil {
 			v.Set(reflect.ValueOf(g))
 		}
 	default:
@@ -256,11 +276,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
-		path := join(field, k.Value)
 		if k.Kind != yaml.ScalarNode {
 			d.errorf(k, field, "keys must be plain strings")
 			continue
 		}
+		path := join(field, shortKey(k.Value))
 		fi, ok := index[k.Value]
 		if !ok {
 			where := "here"
@@ -288,7 +308,7 @@ func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
 		}
 		return
 	}
-	s, ok := d.scalar(n, field, "a tool name, or a mapping with name, timeout and require_approval")
+	s, ok := d.scalar(n, &path{key: field}, "a tool name, or a mapping with name, timeout and require_approval")
 	if ok && s.Value == "" {
 		d.errorf(n, field, "empty tool name")
 		return
@@ -300,9 +320,9 @@ func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
 
 // scalar returns n with ${VAR} references expanded, or reports that n is not
 // a scalar (want describes the expected value).
-func (d *decoder) scalar(n *yaml.Node, field, want string) (*yaml.Node, bool) {
+func (d *decoder) scalar(n *yaml.Node, p *path, want string) (*yaml.Node, bool) {
 	if n.Kind != yaml.ScalarNode {
-		d.errorf(n, field, "want %s, got %s", want, d.describe(n))
+		d.errorAt(n, p, "want %s, got %s", want, d.describe(n))
 		return nil, false
 	}
 	if !strings.Contains(n.Value, "$") {
@@ -310,7 +330,7 @@ func (d *decoder) scalar(n *yaml.Node, field, want string) (*yaml.Node, bool) {
 	}
 	s, err := expand(n.Value, d.lookup, d.environ)
 	if err != nil {
-		d.errorf(n, field, "%s", err.Error())
+		d.errorAt(n, p, "%s", err.Error())
 		return nil, false
 	}
 	c := *n
@@ -327,26 +347,35 @@ func (d *decoder) scalar(n *yaml.Node, field, want string) (*yaml.Node, bool) {
 	return &c, true
 }
 
-// generic decodes free-form values (request options) into map[string]any,
-// []any, string, bool, int64, float64 or nil, as encoding/json would.
-func (d *decoder) generic(n *yaml.Node, field string) (any, bool) {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
+// generic decodes a free-form value (request options, output_schema) into
+// map[string]any, []any, string, bool, int64, float64 or nil, as
+// encoding/json would.
+func (d *decoder) generic(at *yaml.Node, p *path) (any, bool) {
+	n, ok := d.enter(at, p)
+	if !ok {
+		return nil, false
 	}
+	defer d.leave(at)
+	return d.genericValue(n, p)
+}
+
+// genericValue is generic for a node already entered.
+func (d *decoder) genericValue(n *yaml.Node, p *path) (any, bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind != yaml.ScalarNode {
-				d.errorf(k, field, "keys must be plain strings")
+				d.errorAt(k, p, "keys must be plain strings")
 				return nil, false
 			}
+			child := &path{parent: p, key: k.Value}
 			if _, dup := m[k.Value]; dup {
-				d.errorf(k, join(field, k.Value), "duplicate key")
+				d.errorAt(k, child, "duplicate key")
 				return nil, false
 			}
-			v, ok := d.generic(n.Content[i+1], join(field, k.Value))
+			v, ok := d.generic(n.Content[i+1], child)
 			if !ok {
 				return nil, false
 			}
@@ -356,7 +385,7 @@ func (d *decoder) generic(n *yaml.Node, field string) (any, bool) {
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for i, item := range n.Content {
-			v, ok := d.generic(item, field+"."+strconv.Itoa(i))
+			v, ok := d.generic(item, &path{parent: p, index: i, isIndex: true})
 			if !ok {
 				return nil, false
 			}
@@ -364,7 +393,7 @@ func (d *decoder) generic(n *yaml.Node, field string) (any, bool) {
 		}
 		return s, true
 	case yaml.ScalarNode:
-		s, ok := d.scalar(n, field, "a value")
+		s, ok := d.scalar(n, p, "a value")
 		if !ok {
 			return nil, false
 		}
@@ -389,7 +418,7 @@ func (d *decoder) generic(n *yaml.Node, field string) (any, bool) {
 		}
 		return s.Value, true
 	}
-	d.errorf(n, field, "unsupported YAML value")
+	d.errorAt(n, p, "unsupported YAML value")
 	return nil, false
 }
 

@@ -161,6 +161,12 @@ func TestBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("model:\n  provider: openai\n  name: m\n  api_key: ${RUNLET_TEST_UNSET}\nmax_turn: 3\n"), 0o644)
+	huge := filepath.Join(dir, "huge.yaml")
+	os.WriteFile(huge, []byte("model: {provider: openai, name: m}\n#"+strings.Repeat("x", 2<<20)+"\n"), 0o644)
+	bomb := filepath.Join(dir, "bomb.yaml")
+	os.WriteFile(bomb, []byte("model:\n  provider: openai\n  name: m\n  options:\n    a: &a [x, x, x, x, x, x, x, x, x, x]\n    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"+
+		"    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"+
+		"    f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"), 0o644) // a million values: more than a config may expand, few enough to measure before the fix
 	tests := []struct {
 		name string
 		env  []string
@@ -188,6 +194,8 @@ func TestBadUsage(t *testing.T) {
 		{"bad config", nil, []string{"run", "--config", bad, "x"}, []string{
 			bad + ":4:12: model.api_key: environment variable RUNLET_TEST_UNSET is not set",
 			bad + `:5:1: max_turn: unknown field; did you mean "max_turns"?`}},
+		{"config too large", nil, []string{"run", "--config", huge, "x"}, []string{huge + ": the file is larger than 1048576 bytes"}},
+		{"alias bomb", nil, []string{"run", "--config", bomb, "x"}, []string{bomb + ":", "(an alias bomb?)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

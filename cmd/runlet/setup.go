@@ -70,11 +70,12 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	loader := &config.Loader{}
 	file := &config.File{Name: "runlet"}
 	if f.config != "" {
-		data, err := os.ReadFile(f.config)
-		if err != nil {
+		var err error
+		file, err = loader.DecodeFile(f.config)
+		var ce *config.Error
+		if err != nil && !errors.As(err, &ce) {
 			return nil, usagef("--config: %w", err)
 		}
-		file, err = loader.Decode(f.config, data)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -115,7 +116,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	}
 	file.MCPServers = append(file.MCPServers, mcpServers(f.mcp, file.MCPServers)...)
 	if f.outputSchema != "" {
-		data, err := os.ReadFile(f.outputSchema)
+		data, err := readFile(f.outputSchema, config.DefaultMaxBytes)
 		if err != nil {
 			return nil, usagef("--output-schema: %w", err)
 		}
@@ -348,4 +349,19 @@ func displayURL(raw string) string {
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
+}
+
+// readFile reads the file at path, refusing one over limit bytes without
+// reading it all.
+func readFile(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err == nil && len(data) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, err
 }
