@@ -26,6 +26,16 @@
 // processes may open the same file; their writes wait for each other up to
 // the busy timeout ([WithBusyTimeout]).
 //
+// # Files
+//
+// Sessions and checkpoints are private data: [Open] creates a new database
+// file readable and writable by its owner only (0600), whatever the
+// process's umask, and SQLite gives the -wal, -shm and -journal files it
+// makes beside it the same mode. An existing file keeps the mode its owner
+// gave it — Open neither loosens nor tightens it — so a file shared with a
+// group on purpose stays shared; chmod 600 an older file (and its -wal and
+// -shm) to make it private.
+//
 // # Schema
 //
 // Tables are prefixed runlet_ so the file can be shared with an application's
@@ -43,7 +53,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -132,6 +144,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if memory {
 		uri = "file::memory:"
 	} else {
+		if err := createPrivate(path); err != nil {
+			return nil, err
+		}
 		// A file: URI, so that '?' or '#' in the path cannot be taken for
 		// parameters.
 		uri = "file:" + (&url.URL{Path: path}).EscapedPath()
@@ -173,6 +188,29 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
 	}
 	return s, nil
+}
+
+// createPrivate creates the database file, empty, readable and writable
+// by its owner only (0600, whatever the umask), unless it exists. SQLite
+// gives the -wal, -shm and -journal files it makes beside a database the
+// database file's mode, so they are private too; an existing file keeps the
+// mode its owner gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: create database: %w", err)
+	}
+	err = f.Chmod(0o600) // the umask may have taken the owner's bits
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: create %s: %w", path, err)
+	}
+	return nil
 }
 
 // Close closes the database. Calls after Close fail.
