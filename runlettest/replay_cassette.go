@@ -126,7 +126,9 @@ func ParseCassette(data []byte) (*Cassette, error) {
 }
 
 // Save writes the cassette as indented JSON, creating the directory if
-// needed.
+// needed. Recorded traffic holds conversations: a new file is readable by
+// its owner only (0600) and a new directory 0700; an existing file keeps
+// its mode.
 func (c *Cassette) Save(path string) error {
 	out := *c
 	out.Version = CassetteVersion
@@ -137,10 +139,10 @@ func (c *Cassette) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("runlettest: encoding cassette: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("runlettest: %w", err)
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("runlettest: %w", err)
 	}
 	return nil

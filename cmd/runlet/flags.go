@@ -71,7 +71,8 @@ State:
   --session ID           keep history in session ID, stored on disk
                          (--store), so later runs continue the conversation
   --store FILE           SQLite file for sessions (default: the user cache
-                         directory, runlet/sessions.db)
+                         directory, runlet/sessions.db); made 0600, in
+                         directories made 0700
 
 Output:
   --json                 print every event as one JSON line on stdout

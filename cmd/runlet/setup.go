@@ -204,15 +204,22 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	// over it (see --usage).
 	opts := append([]runlet.RuntimeOption{runlet.WithPrices(pricing.With(file.Prices))}, extra...)
 	if f.session != "" {
+		// Sessions are private: directories the CLI makes are 0700, its
+		// own cache directory is made so if an older version left it open,
+		// and the store creates its file 0600.
 		path := f.store
 		if path == "" {
 			dir, err := os.UserCacheDir()
 			if err != nil {
 				return nil, usagef("--session: no cache directory (%v); pass --store FILE", err)
 			}
-			path = filepath.Join(dir, "runlet", "sessions.db")
+			dir = filepath.Join(dir, "runlet")
+			if err := privateDir(dir); err != nil {
+				return nil, fmt.Errorf("--session: cache directory: %w", err)
+			}
+			path = filepath.Join(dir, "sessions.db")
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("--store: %w", err)
 		}
 		st, err := sqlite.Open(ctx, path)
@@ -232,6 +239,23 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	}
 	s.rt = setup.NewRuntime(opts...)
 	return s, nil
+}
+
+// privateDir makes dir, and its missing parents, accessible to the user
+// only (0700), and takes group and other access away from dir if it
+// exists: the CLI's own cache directory holds its sessions.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, info.Mode().Perm()&^0o077)
+	}
+	return nil
 }
 
 // checkCredentials fails early, with the fix, when a hosted provider has no
