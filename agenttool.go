@@ -90,6 +90,11 @@ var defaultRuntime = sync.OnceValue(func() *Runtime { return NewRuntime() })
 // Call runs the agent on a Runtime of its own; a run calls it nested
 // instead (see AsTool).
 func (t *agentTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	return t.callOn(ctx, defaultRuntime(), args)
+}
+
+// callOn runs the agent on rt, as a run of its own.
+func (t *agentTool) callOn(ctx context.Context, rt *Runtime, args json.RawMessage) (string, error) {
 	if err := t.in.validate(args); err != nil {
 		return "", err
 	}
@@ -97,7 +102,7 @@ func (t *agentTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	res, err := defaultRuntime().Run(ctx, t.agent, input)
+	res, err := rt.Run(ctx, t.agent, input)
 	if err != nil {
 		return "", err
 	}

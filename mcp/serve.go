@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -153,24 +152,36 @@ func (p *progress) notify(ctx context.Context, msg string) {
 }
 
 // AddTools adds runlet tools to s as MCP tools, with their names,
-// descriptions and input schemas. A tool's error is an isError result with
-// its message; a tool's policy timeout bounds its calls. A tool that
-// requires approval is refused: MCP has no way to ask for it (serve it
-// through an agent, or let the client ask its user).
+// descriptions and input schemas, served on runlet.NewRuntime(); see
+// [AddToolsWith].
 func AddTools(s *sdkmcp.Server, tools ...runlet.Tool) error {
+	return AddToolsWith(s, nil, tools...)
+}
+
+// AddToolsWith adds runlet tools to s as MCP tools, with their names,
+// descriptions and input schemas. Every call runs through rt's tool
+// executor (runlet.Runtime.CallTool), as a call in a run would: its
+// arguments are checked against the tool's schema, it is bounded by the
+// tool's timeout, else rt's (runlet.WithToolTimeout), its output is capped
+// (runlet.WithMaxToolOutput, 64 KiB by default), a panic is recovered and
+// logged to rt's logger, and every failure is an isError result with the
+// message a model sees in a run. rt nil means runlet.NewRuntime(). A
+// cancelled request cancels the call. A tool that requires approval is
+// refused: MCP has no way to ask for it (serve it through an agent, or let
+// the client ask its user).
+func AddToolsWith(s *sdkmcp.Server, rt *runlet.Runtime, tools ...runlet.Tool) error {
 	if s == nil {
 		return errors.New("mcp: AddTools needs a server")
+	}
+	if rt == nil {
+		rt = runlet.NewRuntime()
 	}
 	for i, t := range tools {
 		if t == nil {
 			return fmt.Errorf("mcp: tool %d is nil", i)
 		}
 		spec := t.Spec()
-		var policy runlet.ToolPolicy
-		if p, ok := t.(interface{ Policy() runlet.ToolPolicy }); ok {
-			policy = p.Policy()
-		}
-		if policy.RequiresApproval {
+		if p, ok := t.(interface{ Policy() runlet.ToolPolicy }); ok && p.Policy().RequiresApproval {
 			return fmt.Errorf("mcp: tool %q requires approval, which an MCP server cannot ask for", spec.Name)
 		}
 		schema := spec.InputSchema
@@ -180,38 +191,20 @@ func AddTools(s *sdkmcp.Server, tools ...runlet.Tool) error {
 		if schema.Type != "object" {
 			return fmt.Errorf("mcp: tool %q: MCP needs an object input schema, not %q", spec.Name, schema.Type)
 		}
-		s.AddTool(&sdkmcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: schema},
-			toolHandler(t, policy.Timeout))
+		s.AddTool(&sdkmcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: schema}, toolHandler(rt, t))
 	}
 	return nil
 }
 
-func toolHandler(t runlet.Tool, timeout time.Duration) sdkmcp.ToolHandler {
-	return func(ctx context.Context, req *sdkmcp.CallToolRequest) (res *sdkmcp.CallToolResult, err error) {
-		if timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
+func toolHandler(rt *runlet.Runtime, t runlet.Tool) sdkmcp.ToolHandler {
+	return func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+		res, kind := rt.CallTool(ctx, t, runlet.ToolCallPart{Arguments: req.Params.Arguments})
+		if kind == runlet.ToolCanceled && ctx.Err() != nil {
+			return nil, ctx.Err() // the client cancelled: it wants no answer
 		}
-		defer func() {
-			if v := recover(); v != nil {
-				res, err = errorResult(fmt.Sprintf("The tool failed: panic: %v", v)), nil
-			}
-		}()
-		args := req.Params.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		out, err := t.Call(ctx, args)
-		switch {
-		case err == nil:
-			return textResult(out), nil
-		case errors.Is(err, context.DeadlineExceeded) && timeout > 0:
-			return errorResult(fmt.Sprintf("The tool timed out after %s.", timeout)), nil
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		}
-		return errorResult(err.Error()), nil
+		out := textResult(res.Content)
+		out.IsError = res.IsError
+		return out, nil
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -208,10 +210,10 @@ func TestAddTools(t *testing.T) {
 		isErr            bool
 	}{
 		{"get_weather", `{"city":"Paris"}`, "sunny", false},
-		{"get_weather", `{"city":"Rome"}`, "no weather for Rome", true},
-		{"get_weather", `{"town":"Paris"}`, "town", true},
-		{"slow", `{}`, "The tool timed out after 1ms.", true},
-		{"panics", `{}`, "The tool failed: panic: oops", true},
+		{"get_weather", `{"city":"Rome"}`, "Error: no weather for Rome", true},
+		{"get_weather", `{"town":"Paris"}`, "Error: invalid arguments for get_weather", true},
+		{"slow", `{}`, "Error: the tool timed out after 1ms.", true},
+		{"panics", `{}`, "Error: the tool crashed (panic: oops).", true},
 	} {
 		out, isErr := call(t, cs, &sdkmcp.CallToolParams{Name: tc.name, Arguments: json.RawMessage(tc.args)})
 		if isErr != tc.isErr || !strings.Contains(out, tc.want) {
@@ -226,6 +228,54 @@ func TestAddTools(t *testing.T) {
 			t.Errorf("AddTools(%v): want an error", bad)
 		}
 	}
+}
+
+// Served tools run through the Runtime's executor: its output cap (64 KiB
+// by default, or the Runtime's), its timeout, and the grace period after
+// which a tool that ignores its context is abandoned.
+func TestAddToolsExecutor(t *testing.T) {
+	huge := runlet.NewTool("huge", "Returns 1 MiB.", func(context.Context, struct{}) (string, error) {
+		return strings.Repeat("x", 1<<20), nil
+	})
+	hugePanic := runlet.NewTool("huge_panic", "Panics with 1 MiB.", func(context.Context, struct{}) (string, error) {
+		panic(strings.Repeat("p", 1<<20))
+	})
+	release, done := make(chan struct{}), make(chan struct{})
+	stubborn := runlet.NewTool("stubborn", "Ignores its context.", func(context.Context, struct{}) (string, error) {
+		defer close(done)
+		<-release
+		return "late", nil
+	})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tc := range []struct {
+		rt         *runlet.Runtime
+		tool, want string
+		maxLen     int
+	}{
+		{nil, "huge", "[output truncated: showing 65536 of 1048576 bytes]", 65536 + 64},
+		{runlet.NewRuntime(runlet.WithMaxToolOutput(100), runlet.WithLogger(quiet)), "huge", "[output truncated: showing 100 of 1048576 bytes]", 164},
+		{runlet.NewRuntime(runlet.WithMaxToolOutput(100), runlet.WithLogger(quiet)), "huge_panic", "Error: the tool crashed (panic: ppp", 164},
+		{runlet.NewRuntime(runlet.WithToolTimeout(10 * time.Millisecond)), "stubborn", "Error: the tool timed out after 10ms.", 100},
+	} {
+		s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: "v0"}, nil)
+		if err := mcp.AddToolsWith(s, tc.rt, huge, hugePanic, stubborn); err != nil {
+			t.Fatal(err)
+		}
+		cs := serveClient(t, s, nil)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // hang guard
+		res, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: tc.tool, Arguments: map[string]any{}})
+		cancel()
+		if err != nil {
+			t.Errorf("%s: %v", tc.tool, err)
+			continue
+		}
+		out, isErr := resultText(t, res), res.IsError
+		if !strings.Contains(out, tc.want) || len(out) > tc.maxLen || isErr != (tc.tool != "huge") {
+			t.Errorf("%s: %d bytes ending %q (error %v), want %q", tc.tool, len(out), out[max(0, len(out)-80):], isErr, tc.want)
+		}
+	}
+	close(release)
+	<-done
 }
 
 // Runlet calling Runlet: an agent served over Streamable HTTP, used by
