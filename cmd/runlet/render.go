@@ -200,14 +200,18 @@ func (r *renderer) event(ev runlet.Event) {
 			r.line()
 			r.inReasoning = true
 		}
-		r.writeErr(a.style(dim, e.Delta))
+		r.writeErr(a.style(dim, printable(e.Delta)))
 	case *runlet.TextDelta:
 		r.stopSpinner()
 		r.endReasoning()
-		r.writeOut(e.Delta)
+		if a.stdoutTTY {
+			r.writeOut(printable(e.Delta))
+		} else {
+			r.writeOut(e.Delta) // data: as the model wrote it
+		}
 	case *runlet.ToolCallDelta:
 		if e.Name != "" {
-			r.startSpinner("preparing " + e.Name)
+			r.startSpinner("preparing " + printable(e.Name))
 		}
 	case *runlet.ModelFinished:
 		r.stopSpinner()
@@ -219,24 +223,26 @@ func (r *renderer) event(ev runlet.Event) {
 		if e.Changed {
 			for _, n := range e.Notes {
 				r.line()
-				r.writeErr(a.style(dim, "· context: "+n) + "\n")
+				r.writeErr(a.style(dim, "· context: "+printable(n)) + "\n")
 			}
 		}
 	case *runlet.ToolStarted:
 		r.stopSpinner()
 		r.line()
-		r.writeErr(a.style(cyan, "→ "+e.Call.Name) + " " + a.style(dim, oneLine(compactArgs(e.Call.Arguments), 100)) + "\n")
+		name := printable(e.Call.Name)
+		r.writeErr(a.style(cyan, "→ "+name) + " " + a.style(dim, printable(oneLine(compactArgs(e.Call.Arguments), 100))) + "\n")
 		r.running++
 		r.toolCalls++
-		r.startSpinner("running " + e.Call.Name)
+		r.startSpinner("running " + name)
 	case *runlet.ToolFinished:
 		r.stopSpinner()
 		r.running--
 		took := a.style(dim, " ("+roundDuration(e.Duration)+")")
+		name, content := printable(e.Call.Name), printable(oneLine(e.Result.Content, 100))
 		if e.Result.IsError {
-			r.writeErr(a.style(red, "  ✗ "+e.Call.Name+": "+oneLine(e.Result.Content, 100)) + took + "\n")
+			r.writeErr(a.style(red, "  ✗ "+name+": "+content) + took + "\n")
 		} else {
-			r.writeErr(a.style(green, "  ← ") + e.Call.Name + ": " + oneLine(e.Result.Content, 100) + took + "\n")
+			r.writeErr(a.style(green, "  ← ") + name + ": " + content + took + "\n")
 		}
 		if r.running > 0 {
 			r.startSpinner("running tools")

@@ -100,14 +100,15 @@ func (a *app) prepareFailed(cmd string, err error) int {
 	if errors.As(err, &ue) {
 		msg := err.Error()
 		if strings.Contains(msg, "\n") { // several config errors, one per line
-			fmt.Fprintf(a.stderr, "runlet %s: invalid configuration:\n  %s\n", cmd, strings.ReplaceAll(msg, "\n", "\n  "))
+			fmt.Fprintf(a.stderr, "runlet %s: invalid configuration:\n  %s\n", cmd, strings.ReplaceAll(printable(msg), "\n", "\n  "))
 		} else {
-			fmt.Fprintf(a.stderr, "runlet %s: %s\n", cmd, msg)
+			fmt.Fprintf(a.stderr, "runlet %s: %s\n", cmd, printable(msg))
 		}
 		a.helpHint(cmd)
 		return exitUsage
 	}
-	fmt.Fprintf(a.stderr, "runlet %s: %v\n", cmd, err)
+	// A setup error may quote an MCP server's answer.
+	fmt.Fprintf(a.stderr, "runlet %s: %s\n", cmd, printable(err.Error()))
 	return exitFailed
 }
 
@@ -145,7 +146,11 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 		switch e := final.(type) {
 		case *runlet.RunFinished:
 			if f.quiet {
-				fmt.Fprintln(a.stdout, e.Result.Output)
+				out := e.Result.Output
+				if a.stdoutTTY {
+					out = printable(out)
+				}
+				fmt.Fprintln(a.stdout, out)
 			}
 			if r != nil {
 				r.summary(e.Result) // a resumed run's usage includes the part before
@@ -170,7 +175,7 @@ func (a *app) turn(sig *interrupter, s *session, f *flags, input string, opts ..
 			}
 			var names []string
 			for _, c := range e.Pending {
-				names = append(names, c.Name+" "+compactArgs(c.Arguments))
+				names = append(names, printable(c.Name+" "+compactArgs(c.Arguments)))
 			}
 			fmt.Fprintf(a.stderr, "runlet: the run waits for approval of: %s (approve on a terminal, or drop require_approval)\n", strings.Join(names, "; "))
 			return exitApproval
@@ -194,19 +199,21 @@ func (a *app) failure(err error, sig os.Signal) int {
 	if err == nil {
 		err = errors.New("the run ended without a result")
 	}
+	// An error may carry what a provider, a tool or a hook wrote.
+	text := printable(err.Error())
 	var pe *runlet.PolicyError
 	switch {
 	case errors.Is(err, runlet.ErrMaxTurns):
-		fmt.Fprintf(a.stderr, "runlet: stopped: %v; raise --max-turns (or max_turns in the config)\n", err)
+		fmt.Fprintf(a.stderr, "runlet: stopped: %s; raise --max-turns (or max_turns in the config)\n", text)
 		return exitLimit
 	case errors.Is(err, runlet.ErrUsageLimit), errors.Is(err, runlet.ErrContextOverflow):
-		fmt.Fprintf(a.stderr, "runlet: stopped: %v\n", err)
+		fmt.Fprintf(a.stderr, "runlet: stopped: %s\n", text)
 		return exitLimit
 	case errors.As(err, &pe):
-		fmt.Fprintf(a.stderr, "runlet: stopped by %s: %v\n", pe.Policy, err)
+		fmt.Fprintf(a.stderr, "runlet: stopped by %s: %s\n", printable(pe.Policy), text)
 		return exitFailed
 	}
-	msg := "runlet: run failed: " + err.Error()
+	msg := "runlet: run failed: " + text
 	var perr *runlet.ProviderError
 	if errors.As(err, &perr) {
 		switch {
@@ -232,7 +239,7 @@ func (a *app) askApprovals(r *renderer, pending []runlet.ToolCallPart) ([]runlet
 	}
 	var ds []runlet.Decision
 	for _, c := range pending {
-		line, err := a.readLine(fmt.Sprintf("%s %s %s? [y/N] ", a.style(bold, "allow"), a.style(cyan, c.Name), oneLine(compactArgs(c.Arguments), 200)))
+		line, err := a.readLine(fmt.Sprintf("%s %s %s? [y/N] ", a.style(bold, "allow"), a.style(cyan, printable(c.Name)), printable(oneLine(compactArgs(c.Arguments), 200))))
 		if err != nil {
 			fmt.Fprintln(a.stderr)
 			return nil, false
