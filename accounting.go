@@ -87,6 +87,7 @@ type ledger struct {
 	byModel     map[string]Usage
 	cost        Cost
 	costByModel map[string]Cost
+	costByAgent map[string]Cost
 	toolCalls   int
 }
 
@@ -99,6 +100,7 @@ func (l *ledger) add(agent, purpose, model string, u Usage, c Cost) {
 	l.byModel = addTo(l.byModel, model, u)
 	l.cost = l.cost.Add(c)
 	l.costByModel = addTo(l.costByModel, model, c)
+	l.costByAgent = addTo(l.costByAgent, agent, c)
 }
 
 func addTo[V interface{ Add(V) V }](m map[string]V, k string, v V) map[string]V {
@@ -136,6 +138,7 @@ func (l *ledger) fill(res *Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	res.Usage, res.Cost = l.usage, l.cost
-	res.UsageByPurpose, res.UsageByAgent, res.UsageByModel, res.CostByModel = l.byPurpose, l.byAgent, l.byModel, l.costByModel
-	l.byPurpose, l.byAgent, l.byModel, l.costByModel = nil, nil, nil, nil
+	res.UsageByPurpose, res.UsageByAgent, res.UsageByModel = l.byPurpose, l.byAgent, l.byModel
+	res.CostByModel, res.CostByAgent = l.costByModel, l.costByAgent
+	l.byPurpose, l.byAgent, l.byModel, l.costByModel, l.costByAgent = nil, nil, nil, nil, nil
 }

@@ -66,8 +66,11 @@ type Result struct {
 	Cost        Cost            `json:"cost"`
 	CostByModel map[string]Cost `json:"cost_by_model,omitempty"`
 	// UsageByAgent splits Usage by the name of the agent that made the
-	// call: the run's agent and the agents it called as tools (AsTool).
+	// call: the run's agent, the agents it handed off to and the agents it
+	// called as tools (AsTool). CostByAgent splits Cost the same way, so
+	// its amounts and unpriced counts sum to Cost's.
 	UsageByAgent map[string]Usage `json:"usage_by_agent,omitempty"`
+	CostByAgent  map[string]Cost  `json:"cost_by_agent,omitempty"`
 	// Turns counts model calls.
 	Turns int `json:"turns"`
 	// Pending lists the calls waiting for a decision when Status is

@@ -38,6 +38,7 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 		cp.Usage, cp.ToolCalls = l.usage, l.toolCalls
 		cp.UsageByPurpose, cp.UsageByAgent = maps.Clone(l.byPurpose), maps.Clone(l.byAgent)
 		cp.UsageByModel, cp.Cost, cp.CostByModel = maps.Clone(l.byModel), l.cost, maps.Clone(l.costByModel)
+		cp.CostByAgent = maps.Clone(l.costByAgent)
 		l.mu.Unlock()
 	}
 	if r.cfg.sessionID == "" {
@@ -199,6 +200,9 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 			l.byModel = map[string]Usage{"": cp.Usage}
 			l.cost = Cost{Unpriced: cp.Usage.Requests}
 			l.costByModel = map[string]Cost{"": l.cost}
+		}
+		if l.costByAgent = cp.CostByAgent; l.costByAgent == nil && cp.Usage.Requests > 0 { // ... or before costs by agent
+			l.costByAgent = map[string]Cost{cp.Agent: l.cost}
 		}
 	} else {
 		r.cost = cp.Cost

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/runlet/runlet"
@@ -261,5 +262,70 @@ func TestAgentToolCost(t *testing.T) {
 	if !near(res.Cost.Amount, 2*11000/1e6+1100/1e6) || !res.Cost.Known() ||
 		!near(res.CostByModel["small"].Amount, 1100/1e6) || res.UsageByModel["big"].Requests != 2 {
 		t.Fatalf("run cost %+v by model %+v usage %+v", res.Cost, res.CostByModel, res.UsageByModel)
+	}
+}
+
+// Result.CostByAgent splits the run's cost by the agent that made each
+// call, as UsageByAgent splits its usage: the agent the run started with,
+// the agent it handed off to and the agents called as tools, priced or not,
+// summing to Cost. An interruption keeps the split in the checkpoint, so
+// the resumed run goes on adding to it.
+func TestCostByAgent(t *testing.T) {
+	u := runlet.Usage{InputTokens: 1000, OutputTokens: 100}
+	researcher := &runlet.Agent{Name: "researcher", Model: runlettest.NewModel(as(runlettest.TextReply("Sunny."), "small", u))}
+	clerk := &runlet.Agent{Name: "clerk", Model: runlettest.NewModel(as(runlettest.TextReply("Filed."), "unlisted", u))}
+	var deleted []string
+	var mu sync.Mutex
+	billing := approvalAgent(runlettest.NewModel(
+		as(runlettest.ToolCallReply(
+			runlettest.Call("r", "researcher", `{"input":"Rome"}`),
+			runlettest.Call("c", "clerk", `{"input":"file it"}`)), "big", u),
+		as(runlettest.ToolCallReply(runlettest.Call("d", "delete_file", `{"path":"/x"}`)), "big", u),
+		as(runlettest.TextReply("Done."), "big", u)), &deleted, &mu)
+	billing.Name = "billing"
+	billing.Tools = append(billing.Tools, researcher.AsTool(), clerk.AsTool())
+	triage := &runlet.Agent{Name: "triage", Model: runlettest.NewModel(
+		as(runlettest.ToolCallReply(runlettest.Call("h", "transfer_to_billing", `{}`)), "small", u)),
+		Handoffs: []runlet.Handoff{{Agent: billing}}}
+	prices := runlet.Prices{"big": {Input: 10, Output: 10}, "small": {Input: 1, Output: 1}}
+	store := runlet.NewMemoryStore()
+	rt := runlet.NewRuntime(runlet.WithStore(store), runlet.WithPrices(prices))
+	ctx := context.Background()
+
+	res, err := rt.Run(ctx, triage, "refund me")
+	if err != nil || res.Status != runlet.StateInterrupted {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	res, err = rt.Resume(ctx, billing, res.RunID, runlet.Approve("d"))
+	if err != nil || res.Output != "Done." {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	small, big := 1100/1e6, 11000/1e6
+	want := map[string]runlet.Cost{
+		"triage":     {Amount: small},
+		"billing":    {Amount: 3 * big},
+		"researcher": {Amount: small},
+		"clerk":      {Unpriced: 1},
+	}
+	if len(res.CostByAgent) != len(want) {
+		t.Fatalf("cost by agent %+v, want %+v", res.CostByAgent, want)
+	}
+	var sum runlet.Cost
+	for name, c := range res.CostByAgent {
+		if w := want[name]; !near(c.Amount, w.Amount) || c.Unpriced != w.Unpriced {
+			t.Errorf("%s cost %+v, want %+v", name, c, w)
+		}
+		if c.Unpriced+res.UsageByAgent[name].Requests == 0 {
+			t.Errorf("%s has a cost but no usage", name)
+		}
+		sum = sum.Add(c)
+	}
+	if !near(sum.Amount, res.Cost.Amount) || sum.Unpriced != res.Cost.Unpriced || res.Cost.Unpriced != 1 {
+		t.Fatalf("cost by agent sums to %+v, cost %+v", sum, res.Cost)
+	}
+	b, _ := json.Marshal(res)
+	var back runlet.Result
+	if err := json.Unmarshal(b, &back); err != nil || back.CostByAgent["clerk"] != want["clerk"] {
+		t.Fatalf("round trip: %+v %v", back.CostByAgent, err)
 	}
 }

@@ -65,8 +65,8 @@
 // and by the model that answered (UsageByModel, keyed by the name the
 // provider reported, so a Fallback run shows each model it used). With a
 // price table (WithPrices; package pricing has a dated one) each call's
-// cost is on ModelFinished.Cost and the run's on Result.Cost and
-// CostByModel; a model without a price leaves its calls unpriced, their
+// cost is on ModelFinished.Cost and the run's on Result.Cost, split by
+// model (CostByModel) and by agent (CostByAgent); a model without a price leaves its calls unpriced, their
 // cost unknown rather than zero (Cost.Known).
 //
 // # Typed answers

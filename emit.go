@@ -220,5 +220,6 @@ func cloneResult(res *Result) *Result {
 	c.UsageByModel = maps.Clone(res.UsageByModel)
 	c.CostByModel = maps.Clone(res.CostByModel)
 	c.UsageByAgent = maps.Clone(res.UsageByAgent)
+	c.CostByAgent = maps.Clone(res.CostByAgent)
 	return &c
 }

@@ -103,12 +103,14 @@ type Checkpoint struct {
 	UsageByPurpose map[string]Usage `json:"usage_by_purpose,omitempty"`
 	UsageByAgent   map[string]Usage `json:"usage_by_agent,omitempty"`
 	ToolCalls      int              `json:"tool_calls,omitempty"`
-	// UsageByModel, Cost and CostByModel are the Result's so far, so the
-	// resumed run goes on adding to them. A checkpoint written before they
-	// were recorded resumes with the calls before it unpriced.
+	// UsageByModel, Cost, CostByModel and CostByAgent are the Result's so
+	// far, so the resumed run goes on adding to them. A checkpoint written
+	// before they were recorded resumes with the calls before it unpriced
+	// (and, without CostByAgent, their cost counted to Agent).
 	UsageByModel map[string]Usage `json:"usage_by_model,omitempty"`
 	Cost         Cost             `json:"cost,omitzero"`
 	CostByModel  map[string]Cost  `json:"cost_by_model,omitempty"`
+	CostByAgent  map[string]Cost  `json:"cost_by_agent,omitempty"`
 	// Settings and Options are the run's own request settings and options
 	// (WithSettings, WithOptions), laid over the agent's again on resume.
 	Settings Settings       `json:"settings,omitzero"`

@@ -49,3 +49,47 @@ func TestCost(t *testing.T) {
 		t.Errorf("cost data point attributes %v", sum.DataPoints[0].Attributes.ToSlice())
 	}
 }
+
+// The run span splits the run's cost by agent: one runlet.agent.cost event
+// per agent, the agent called as a tool priced, the run's own agent
+// unpriced, summing to the run's cost.
+func TestCostByAgent(t *testing.T) {
+	h := newHarness(t)
+	small := runlettest.TextReply("facts")
+	small.Response.Model, small.Response.Usage = "small", runlet.Usage{InputTokens: 1_000_000}
+	researcher := &runlet.Agent{Name: "researcher", Model: runlettest.NewModel(small)}
+	writer := &runlet.Agent{Name: "writer", Model: runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("c1", "researcher", `{"input":"dig"}`)),
+		runlettest.TextReply("essay"),
+	), Tools: []runlet.Tool{researcher.AsTool()}}
+	rt := h.runtime(runlet.WithPrices(runlet.Prices{"small": {Input: 2}}))
+	if _, err := rt.Run(context.Background(), writer, "write"); err != nil {
+		t.Fatal(err)
+	}
+	root := h.span(t, "invoke_agent writer")
+	wantAttrs(t, root, map[string]string{"runlet.run.cost": "2", "runlet.run.cost.unpriced": "2"})
+	got := map[string]map[string]string{}
+	for _, ev := range root.Events {
+		if ev.Name == "runlet.agent.cost" {
+			a := attrs(ev.Attributes)
+			got[a["gen_ai.agent.name"]] = a
+		}
+	}
+	want := map[string]map[string]string{
+		"researcher": {"gen_ai.agent.name": "researcher", "runlet.agent.cost": "2", "gen_ai.usage.input_tokens": "1000000", "gen_ai.usage.output_tokens": "0"},
+		"writer":     {"gen_ai.agent.name": "writer", "runlet.agent.cost": "0", "runlet.agent.cost.unpriced": "2", "gen_ai.usage.input_tokens": "20", "gen_ai.usage.output_tokens": "10"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("agent cost events %v", got)
+	}
+	for name, w := range want {
+		for k, v := range w {
+			if got[name][k] != v {
+				t.Errorf("%s: %s = %q, want %q (%v)", name, k, got[name][k], v, got[name])
+			}
+		}
+		if len(got[name]) != len(w) {
+			t.Errorf("%s: attributes %v, want %v", name, got[name], w)
+		}
+	}
+}

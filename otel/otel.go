@@ -32,7 +32,13 @@
 //     gets no cost attribute rather than a zero. Run spans carry the run's
 //     runlet.run.cost and, when some calls were not priced,
 //     runlet.run.cost.unpriced (their count): the amount is then only the
-//     known part.
+//     known part. A run's span also splits its cost by agent (see
+//     [runlet.Result].CostByAgent): at its end, one "runlet.agent.cost" span
+//     event per agent that made calls (the run's, the agents it handed off
+//     to and those it called as tools), with gen_ai.agent.name,
+//     runlet.agent.cost, runlet.agent.cost.unpriced (when some of its calls
+//     were not priced) and its gen_ai.usage.input_tokens and
+//     gen_ai.usage.output_tokens; the events' costs sum to runlet.run.cost.
 //
 // A failed run's span has status Error and error.type set to the run's
 // [runlet.RunFailed] ErrorType (the policy that stopped it, "timeout", the
@@ -119,6 +125,9 @@ const (
 	keyPolicy   = attribute.Key("runlet.run.policy")
 	keyRunCost  = attribute.Key("runlet.run.cost")
 	keyUnpriced = attribute.Key("runlet.run.cost.unpriced")
+
+	keyAgentCost     = attribute.Key("runlet.agent.cost")
+	keyAgentUnpriced = attribute.Key("runlet.agent.cost.unpriced")
 )
 
 // Operation names.

@@ -2,6 +2,8 @@ package otel
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/runlet/runlet"
 	"go.opentelemetry.io/otel/attribute"
@@ -123,9 +125,26 @@ func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeade
 		metricAttrs = append(metricAttrs, keyErrorType.String(errType))
 		rs.span.SetStatus(codes.Error, orDefault(errMsg, errType))
 	}
+	if res != nil {
+		agentCosts(rs.span, h, res)
+	}
 	rs.span.SetAttributes(attrs...)
 	rs.span.End(trace.WithTimestamp(h.Time))
 	o.recordDuration(ctx, h.Time.Sub(rs.start), metricAttrs)
+}
+
+// agentCosts adds a run's cost by agent to its span: one runlet.agent.cost
+// event per agent, in name order.
+func agentCosts(span trace.Span, h runlet.EventHeader, res *runlet.Result) {
+	for _, name := range slices.Sorted(maps.Keys(res.CostByAgent)) {
+		c, u := res.CostByAgent[name], res.UsageByAgent[name]
+		attrs := []attribute.KeyValue{keyAgentName.String(name), keyAgentCost.Float64(c.Amount),
+			keyInputTokens.Int(u.InputTokens), keyOutputTokens.Int(u.OutputTokens)}
+		if c.Unpriced > 0 {
+			attrs = append(attrs, keyAgentUnpriced.Int(c.Unpriced))
+		}
+		span.AddEvent("runlet.agent.cost", trace.WithTimestamp(h.Time), trace.WithAttributes(attrs...))
+	}
 }
 
 func (o *Observer) delta(h runlet.EventHeader) {

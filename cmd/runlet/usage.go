@@ -13,31 +13,21 @@ import (
 )
 
 // printUsage writes the --usage report of a run to stderr: its usage and
-// cost by model, then the totals. A model without a price says so: its
-// cost is unknown, not zero, and the total is then marked incomplete.
+// cost by model, by agent when more than one answered (an agent the
+// config's agent called as a tool, or handed off to), then the totals. A
+// model without a price says so: its cost is unknown, not zero, and the
+// total is then marked incomplete.
 func (a *app) printUsage(res *runlet.Result) {
 	if res == nil {
 		return
 	}
 	var b strings.Builder
 	b.WriteString("Usage by model:\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, model := range slices.Sorted(maps.Keys(res.UsageByModel)) {
-		u, c := res.UsageByModel[model], res.CostByModel[model]
-		name := model
-		if name == "" {
-			name = "(model not reported)"
-		}
-		cost := formatCost(c.Amount)
-		if !c.Known() {
-			cost = "cost unknown (no price)"
-			if c.Unpriced < u.Requests {
-				cost = formatCost(c.Amount) + fmt.Sprintf(" + %d unpriced call%s", c.Unpriced, plural(c.Unpriced))
-			}
-		}
-		fmt.Fprintf(tw, "  %s\t%d call%s\t%s\t%s\t%s\n", name, u.Requests, plural(u.Requests), inputDetail(u), outputDetail(u), cost)
+	usageTable(&b, res.UsageByModel, res.CostByModel, "(model not reported)")
+	if len(res.UsageByAgent) > 1 {
+		b.WriteString("Usage by agent:\n")
+		usageTable(&b, res.UsageByAgent, res.CostByAgent, "(unnamed agent)")
 	}
-	_ = tw.Flush()
 	u, c := res.Usage, res.Cost
 	fmt.Fprintf(&b, "Total: %d model call%s · %d input + %d output tokens · ", u.Requests, plural(u.Requests), u.InputTokens, u.OutputTokens)
 	switch {
@@ -50,6 +40,28 @@ func (a *app) printUsage(res *runlet.Result) {
 	}
 	b.WriteString("\n")
 	fmt.Fprint(a.stderr, b.String())
+}
+
+// usageTable writes one line per key of usage, sorted: its calls, tokens
+// and cost. unnamed stands for the empty key.
+func usageTable(b *strings.Builder, usage map[string]runlet.Usage, costs map[string]runlet.Cost, unnamed string) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, key := range slices.Sorted(maps.Keys(usage)) {
+		u, c := usage[key], costs[key]
+		name := key
+		if name == "" {
+			name = unnamed
+		}
+		cost := formatCost(c.Amount)
+		if !c.Known() {
+			cost = "cost unknown (no price)"
+			if c.Unpriced < u.Requests {
+				cost = formatCost(c.Amount) + fmt.Sprintf(" + %d unpriced call%s", c.Unpriced, plural(c.Unpriced))
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%d call%s\t%s\t%s\t%s\n", name, u.Requests, plural(u.Requests), inputDetail(u), outputDetail(u), cost)
+	}
+	_ = tw.Flush()
 }
 
 func inputDetail(u runlet.Usage) string {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -56,5 +58,33 @@ func TestUsageFlag(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "local-model  1 call  1000 input (600 cached)  20 output  $0.00126\n") ||
 		!strings.Contains(r.stderr, "1 model call · 1000 input + 20 output tokens (600 cached) · $0.00126 · ") {
 		t.Fatalf("priced by the config: %s", r)
+	}
+}
+
+// With more than one agent (a handoff, an agent called as a tool), --usage
+// also splits the run by agent, each with its own cost.
+func TestUsageByAgent(t *testing.T) {
+	var stderr strings.Builder
+	a := newApp(strings.NewReader(""), io.Discard, &stderr, func(string) string { return "" })
+	u := runlet.Usage{InputTokens: 1000, OutputTokens: 100, Requests: 1}
+	two := runlet.Usage{InputTokens: 2000, OutputTokens: 200, Requests: 2}
+	a.printUsage(&runlet.Result{
+		Usage:        two.Add(u),
+		Cost:         runlet.Cost{Amount: 0.0022, Unpriced: 1},
+		UsageByModel: map[string]runlet.Usage{"big": two, "local": u},
+		CostByModel:  map[string]runlet.Cost{"big": {Amount: 0.0022}, "local": {Unpriced: 1}},
+		UsageByAgent: map[string]runlet.Usage{"triage": u, "billing": u, "clerk": u},
+		CostByAgent:  map[string]runlet.Cost{"triage": {Amount: 0.0011}, "billing": {Amount: 0.0011}, "clerk": {Unpriced: 1}},
+	})
+	want := "Usage by model:\n" +
+		"  big    2 calls  2000 input  200 output  $0.0022\n" +
+		"  local  1 call   1000 input  100 output  cost unknown (no price)\n" +
+		"Usage by agent:\n" +
+		"  billing  1 call  1000 input  100 output  $0.0011\n" +
+		"  clerk    1 call  1000 input  100 output  cost unknown (no price)\n" +
+		"  triage   1 call  1000 input  100 output  $0.0011\n" +
+		"Total: 3 model calls · 3000 input + 300 output tokens · at least $0.0022 (incomplete: 1 call unpriced)\n"
+	if got := stderr.String(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }

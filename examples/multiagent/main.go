@@ -1,7 +1,9 @@
 // Command multiagent shows several agents in one run: a triage agent hands
 // the conversation to a travel specialist, which calls a researcher agent
 // as a tool. Every agent's events go to one stream, printed as a tree by
-// depth, with the usage of each agent at the end.
+// depth, with the usage and cost of each agent at the end (the cost is
+// unknown here: give the runtime a price table with runlet.WithPrices to
+// know it).
 //
 //	go run ./examples/multiagent                 # scripted models, offline
 //	OPENAI_API_KEY=sk-... go run ./examples/multiagent -live
@@ -110,8 +112,12 @@ func run(ctx context.Context, cfg *openai.Config, question string, out io.Writer
 		case *runlet.RunFinished:
 			fmt.Fprintf(out, "%s answers: %s\n", e.Result.Agent, e.Result.Output)
 			for _, n := range slices.Sorted(maps.Keys(e.Result.UsageByAgent)) {
-				u := e.Result.UsageByAgent[n]
-				fmt.Fprintf(out, "usage %-10s %d calls, %d tokens\n", n, u.Requests, u.TotalTokens)
+				u, c := e.Result.UsageByAgent[n], e.Result.CostByAgent[n]
+				cost := fmt.Sprintf("$%.6f", c.Amount)
+				if !c.Known() {
+					cost = fmt.Sprintf("cost unknown (%d unpriced calls)", c.Unpriced)
+				}
+				fmt.Fprintf(out, "usage %-10s %d calls, %d tokens, %s\n", n, u.Requests, u.TotalTokens, cost)
 			}
 		}
 	}
