@@ -77,13 +77,13 @@ type Model struct {
 	// Name is the model name, such as "gpt-4o-mini".
 	Name string `yaml:"name"`
 	// BaseURL overrides the provider's API root.
-	BaseURL string `yaml:"base_url"`
+	BaseURL string `yaml:"base_url" config:"credential"`
 	// APIKey is the credential; write it as ${ENV_VAR}, never inline.
 	// Empty means the provider's variable (OPENAI_API_KEY, ...).
-	APIKey string `yaml:"api_key"`
+	APIKey string `yaml:"api_key" config:"credential"`
 	// Headers are added to every request; like the key, they go only to
 	// the API's host, over https or to a loopback address.
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]string `yaml:"headers" config:"credential"`
 	// AllowInsecureHTTP lets the key and headers go over plain http:// to
 	// a host that is not loopback (the adapters' Config.AllowInsecureHTTP).
 	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
@@ -157,6 +157,11 @@ type Loader struct {
 	Tools Registry
 	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// AllowEnv lists the variables that a config file may read outside
+	// its credential fields, where the value can reach the model (see
+	// "Variables" in the package doc): names, or prefixes followed by *
+	// ("APP_*"; "*" allows every variable, for config files you wrote).
+	AllowEnv []string
 	// HTTPClient is given to the provider adapter; nil means its default.
 	HTTPClient *http.Client
 	// MaxBytes bounds the size of a config file; 0 means DefaultMaxBytes.
@@ -203,7 +208,7 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	if len(data) > l.maxBytes() {
 		return nil, l.tooLarge(name)
 	}
-	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}}
+	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}, allow: l.AllowEnv}
 	if d.lookup == nil {
 		d.lookup = os.LookupEnv
 		d.environ = os.Environ

@@ -34,7 +34,7 @@ func env(kv ...string) func(string) (string, bool) {
 }
 
 func TestLoadFull(t *testing.T) {
-	l := &config.Loader{Tools: config.Tools(echoTool()), LookupEnv: env("TEST_KEY", "k-123")}
+	l := &config.Loader{Tools: config.Tools(echoTool()), LookupEnv: env("TEST_KEY", "k-123"), AllowEnv: []string{"TEST_*"}}
 	setup, err := l.Load("testdata/full.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestLoadFull(t *testing.T) {
 func TestExampleConfigRuns(t *testing.T) {
 	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "It is noon."})
 	defer srv.Close()
-	l := &config.Loader{LookupEnv: env("OPENAI_BASE_URL", srv.BaseURL(), "OPENAI_API_KEY", "test-key")}
+	l := &config.Loader{LookupEnv: env("OPENAI_BASE_URL", srv.BaseURL(), "OPENAI_API_KEY", "test-key"), AllowEnv: []string{"RUNLET_MODEL"}}
 	setup, err := l.Load("../examples/config/agent.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := &config.Loader{Tools: config.Tools(echoTool()), LookupEnv: env("SECRET", "sk-very-secret")}
+			l := &config.Loader{Tools: config.Tools(echoTool()), LookupEnv: env("SECRET", "sk-very-secret"), AllowEnv: []string{"M", "SECRET"}}
 			f, err := l.Decode("bad.yaml", []byte(tt.yaml))
 			if err == nil {
 				_, err = l.Build(f)
@@ -275,7 +275,7 @@ func TestVariables(t *testing.T) {
 		{"${UNSET:-x:y}", "x:y"},
 	}
 	for _, tt := range tests {
-		f, err := (&config.Loader{LookupEnv: lookup}).Decode("v.yaml", []byte("model: {provider: openai, name: m}\ninstructions: '"+tt.in+"'\n"))
+		f, err := (&config.Loader{LookupEnv: lookup, AllowEnv: []string{"SET", "EMPTY", "UNSET"}}).Decode("v.yaml", []byte("model: {provider: openai, name: m}\ninstructions: '"+tt.in+"'\n"))
 		if err != nil {
 			t.Errorf("%s: %v", tt.in, err)
 			continue
@@ -285,7 +285,7 @@ func TestVariables(t *testing.T) {
 		}
 	}
 	// Unquoted values are typed after expansion; quoted ones stay strings.
-	f, err := (&config.Loader{LookupEnv: env("N", "12")}).Decode("v.yaml", []byte("model:\n  provider: openai\n  name: '${N}'\n  options:\n    a: ${N}\n    b: \"${N}\"\nmax_turns: ${N}\n"))
+	f, err := (&config.Loader{LookupEnv: env("N", "12"), AllowEnv: []string{"N"}}).Decode("v.yaml", []byte("model:\n  provider: openai\n  name: '${N}'\n  options:\n    a: ${N}\n    b: \"${N}\"\nmax_turns: ${N}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,11 @@ type decoder struct {
 	environ func() []string
 	errs    []error
 	pos     map[string]pos
+	// allow lists the variables (Loader.AllowEnv) that values other than
+	// credentials may read; cred is set while a credential field (tagged
+	// config:"credential") is decoded, which may read any.
+	allow []string
+	cred  bool
 
 	// The walk's limits (limits.go): values and bytes it may still visit,
 	// its nesting, the aliases being expanded (innermost last, and as a
@@ -295,7 +300,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			continue
 		}
 		seen[k.Value] = true
+		cred := d.cred
+		d.cred = cred || t.Field(fi).Tag.Get("config") == "credential"
 		d.decode(val, v.Field(fi), path)
+		d.cred = cred
 	}
 }
 
@@ -328,9 +336,15 @@ func (d *decoder) scalar(n *yaml.Node, p *path, want string) (*yaml.Node, bool) 
 	if !strings.Contains(n.Value, "$") {
 		return n, true
 	}
+	if !d.cred {
+		if names := denied(n.Value, func(name string) bool { return allowed(d.allow, name) }); len(names) > 0 {
+			d.errorAt(d.via(n), p, "%s", deniedMsg(names))
+			return nil, false
+		}
+	}
 	s, err := expand(n.Value, d.lookup, d.environ)
 	if err != nil {
-		d.errorAt(n, p, "%s", err.Error())
+		d.errorAt(d.via(n), p, "%s", err.Error())
 		return nil, false
 	}
 	c := *n

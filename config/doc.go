@@ -85,6 +85,30 @@
 // expansion, so max_turns: ${TURNS:-10} is an integer; a quoted one stays a
 // string. Messages never show a variable's value.
 //
+// A config file may be written by someone else, and must not be able to
+// send ${AWS_SECRET_ACCESS_KEY} to the model. So a file may read any
+// variable only in its credential fields: model.api_key, model.base_url,
+// model.headers, and an MCP server's url, headers and env (a server's
+// process inherits the environment anyway). Every other field (the
+// instructions, options, output_schema, settings, names, tools, numbers)
+// reads only the variables the program lists in Loader.AllowEnv, by name or
+// by prefix ("APP_*"; "*" for files you wrote), or the CLI user allows with
+// --allow-env NAME (the CLI also allows RUNLET_MODEL). Any other reference
+// there is an error naming the variable and how to allow it, whether the
+// variable is set or not, and with a default too, so a file behaves the
+// same on every machine.
+//
+// # Limits
+//
+// A file over Loader.MaxBytes (1 MiB unless set) is refused without being
+// read whole. YAML aliases repeat their anchor's value, and aliases of
+// aliases repeat it exponentially (the "billion laughs"), so aliases may
+// add at most 100,000 values and 1 MiB of text to what the file spells
+// out, an alias may not appear inside its own anchor's value, and values
+// nest at most 1,000 levels deep: past that Decode stops with an *Error at
+// the alias. Time and memory stay bounded by the file's size (parsing costs
+// up to about 200 bytes of memory per byte of YAML).
+//
 // # Built-in tools
 //
 // current_time (the date and time, in a time zone the model may name) and

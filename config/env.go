@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/runlet/runlet/internal/suggest"
@@ -18,6 +19,11 @@ import (
 // A $ followed by anything else is kept as is. environ, if not nil, lists
 // the variables that are set, to suggest one when a name looks mistyped.
 func expand(s string, lookup func(string) (string, bool), environ func() []string) (string, error) {
+	return substitute(s, func(ref string) (string, error) { return resolve(ref, lookup, environ) })
+}
+
+// substitute replaces each ${ref} in s with sub(ref), and $$ with $.
+func substitute(s string, sub func(ref string) (string, error)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
@@ -44,7 +50,7 @@ func expand(s string, lookup func(string) (string, bool), environ func() []strin
 		}
 		ref := s[i+2 : i+2+end]
 		i += 2 + end
-		v, err := resolve(ref, lookup, environ)
+		v, err := sub(ref)
 		if err != nil {
 			return "", err
 		}
@@ -53,8 +59,10 @@ func expand(s string, lookup func(string) (string, bool), environ func() []strin
 	return b.String(), nil
 }
 
-func resolve(ref string, lookup func(string) (string, bool), environ func() []string) (string, error) {
-	name, op, arg := ref, "", ""
+// parseRef splits the text of a ${...} reference into the variable's name,
+// the operator (":-", "-", ":?" or none) and its argument.
+func parseRef(ref string) (name, op, arg string, err error) {
+	name = ref
 	if i := strings.IndexAny(ref, ":-"); i >= 0 {
 		name = ref[:i]
 		rest := ref[i:]
@@ -65,11 +73,19 @@ func resolve(ref string, lookup func(string) (string, bool), environ func() []st
 			}
 		}
 		if op == "" {
-			return "", fmt.Errorf("bad reference ${%s}; write ${VAR}, ${VAR:-default}, ${VAR-default} or ${VAR:?message}", ref)
+			return "", "", "", fmt.Errorf("bad reference ${%s}; write ${VAR}, ${VAR:-default}, ${VAR-default} or ${VAR:?message}", ref)
 		}
 	}
 	if !validName(name) {
-		return "", fmt.Errorf("bad variable name %q in ${%s}; names are letters, digits and _, not starting with a digit", name, ref)
+		return "", "", "", fmt.Errorf("bad variable name %q in ${%s}; names are letters, digits and _, not starting with a digit", name, ref)
+	}
+	return name, op, arg, nil
+}
+
+func resolve(ref string, lookup func(string) (string, bool), environ func() []string) (string, error) {
+	name, op, arg, err := parseRef(ref)
+	if err != nil {
+		return "", err
 	}
 	v, ok := lookup(name)
 	switch op {
@@ -106,6 +122,43 @@ func resolve(ref string, lookup func(string) (string, bool), environ func() []st
 		}
 	}
 	return v, nil
+}
+
+// denied lists the variables s refers to that allow does not allow, in
+// order, once each. Malformed references are left to expand to report.
+func denied(s string, allow func(string) bool) []string {
+	var names []string
+	_, _ = substitute(s, func(ref string) (string, error) {
+		if name, _, _, err := parseRef(ref); err == nil && !allow(name) && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		return "", nil
+	})
+	return names
+}
+
+// allowed reports whether patterns allow the variable name: a pattern is a
+// name, or a prefix followed by * ("APP_*"; "*" allows every variable).
+func allowed(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(name, prefix) || p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedMsg says why a variable may not be read where it is, and how to
+// allow it.
+func deniedMsg(names []string) string {
+	refs := make([]string, len(names))
+	for i, n := range names {
+		refs[i] = "${" + n + "}"
+	}
+	first := names[0]
+	return fmt.Sprintf("reads %s, which a config file may read only in credential fields "+
+		"(model api_key, base_url and headers; mcp_servers url, headers and env), since elsewhere the value can reach the model; "+
+		"if this file may show it to the model, allow it: runlet --allow-env %s, or Loader.AllowEnv", list(refs), first)
 }
 
 func validName(s string) bool {

@@ -33,7 +33,12 @@ tools:
 max_turns: 4
 `)
 	env := map[string]string{"EXAMPLE_KEY": "sk-example"}
-	loader := &config.Loader{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	loader := &config.Loader{
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		// The model's name may come from RUNLET_MODEL; the key, a
+		// credential, may come from any variable.
+		AllowEnv: []string{"RUNLET_MODEL"},
+	}
 	file, err := loader.Decode("agent.yaml", yaml)
 	if err != nil {
 		fmt.Println(err)

@@ -33,7 +33,7 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	l := &config.Loader{LookupEnv: func(k string) (string, bool) {
+	l := &config.Loader{AllowEnv: []string{"X", "N"}, LookupEnv: func(k string) (string, bool) {
 		if k == "X" {
 			return "1", true
 		}

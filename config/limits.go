@@ -143,6 +143,15 @@ func (d *decoder) leave(n *yaml.Node) {
 	}
 }
 
+// via is the alias through which n is being decoded, if any, else n: the
+// place to point at, since the value is used there.
+func (d *decoder) via(n *yaml.Node) *yaml.Node {
+	if k := len(d.aliases); k > 0 && d.aliases[k-1].Alias == n {
+		return d.aliases[k-1]
+	}
+	return n
+}
+
 // path is a value's dotted path for messages, such as
 // "model.options.a.0", built only when a message needs it: building every
 // path on the way down would cost memory quadratic in the nesting, and in

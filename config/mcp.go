@@ -39,9 +39,9 @@ type MCPServer struct {
 	Name            string            `yaml:"name"`
 	Command         string            `yaml:"command"`
 	Args            []string          `yaml:"args"`
-	Env             map[string]string `yaml:"env"`
-	URL             string            `yaml:"url"`
-	Headers         map[string]string `yaml:"headers"`
+	Env             map[string]string `yaml:"env" config:"credential"`
+	URL             string            `yaml:"url" config:"credential"`
+	Headers         map[string]string `yaml:"headers" config:"credential"`
 	SSE             bool              `yaml:"sse"`
 	Tools           []string          `yaml:"tools"`
 	RequireApproval bool              `yaml:"require_approval"`

@@ -404,6 +404,31 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// A config file may read any variable for a credential, but a variable it
+// would show the model only when the user allows it with --allow-env.
+func TestConfigAllowEnv(t *testing.T) {
+	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "ok"}, runlettest.OpenAIChatReply{Text: "ok"})
+	defer srv.Close()
+	cfg := filepath.Join(t.TempDir(), "agent.yaml")
+	os.WriteFile(cfg, []byte("model:\n  provider: openai\n  name: m\n  base_url: ${TEST_BASE}\n  api_key: ${TEST_KEY}\n"+
+		"instructions: \"Tone: ${APP_TONE}. Also: ${AWS_SECRET_ACCESS_KEY}\"\n"), 0o644)
+	env := []string{"TEST_BASE=" + srv.BaseURL(), "TEST_KEY=k", "APP_TONE=terse", "AWS_SECRET_ACCESS_KEY=AKIA-secret-value"}
+
+	r := runCLI(t, "", env, "run", "--config", cfg, "--allow-env", "APP_TONE", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, cfg+":6:15: instructions: reads ${AWS_SECRET_ACCESS_KEY}") ||
+		!strings.Contains(r.stderr, "--allow-env AWS_SECRET_ACCESS_KEY") || strings.Contains(r.stderr, "AKIA") || len(srv.Requests()) != 0 {
+		t.Fatalf("%s", r)
+	}
+
+	r = runCLI(t, "", env, "run", "--config", cfg, "--allow-env", "APP_*,AWS_SECRET_ACCESS_KEY", "hi")
+	if r.code != 0 || len(srv.Requests()) != 1 {
+		t.Fatalf("%s", r)
+	}
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, "Tone: terse. Also: AKIA-secret-value") {
+		t.Errorf("request = %s", body)
+	}
+}
+
 func TestApprovalWithoutTerminal(t *testing.T) {
 	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{ToolCalls: []runlettest.OpenAIChatToolCall{{Name: "calculator", Arguments: `{"expression":"2+2"}`}}})
 	defer srv.Close()

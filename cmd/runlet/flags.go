@@ -15,6 +15,7 @@ import (
 // flags are the flags run and chat share.
 type flags struct {
 	config   string
+	allowEnv listFlag
 	provider string
 	model    string
 	baseURL  string
@@ -43,7 +44,14 @@ type flags struct {
 
 const modelFlagsHelp = `Model (flags override --config; with neither, nor a key in the environment,
 a recorded session is replayed):
-  --config FILE          agent config in YAML (see examples/config/agent.yaml)
+  --config FILE          agent config in YAML (see examples/config/agent.yaml);
+                         it may read any environment variable only for
+                         credentials (api_key, base_url, headers; an MCP
+                         server's url, headers and env), elsewhere only
+                         RUNLET_MODEL and those --allow-env names
+  --allow-env NAME       let --config read variable NAME in fields the model
+                         can see (instructions, options, ...), repeatable;
+                         NAME may end in * for a prefix: --allow-env 'APP_*'
   --provider NAME        openai | openai-responses | anthropic | gemini | ollama |
                          vllm | llamacpp | deepseek | qwen | dashscope | openrouter
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
@@ -135,6 +143,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	f.options = optionsFlag{}
 	fs.StringVar(&f.config, "config", "", "")
+	fs.Var(&f.allowEnv, "allow-env", "")
 	fs.StringVar(&f.provider, "provider", "", "")
 	fs.StringVar(&f.model, "model", "", "")
 	fs.StringVar(&f.baseURL, "base-url", "", "")

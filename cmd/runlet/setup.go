@@ -67,7 +67,10 @@ func usagef(format string, args ...any) error {
 
 // prepare builds the agent and runtime the flags (and config) describe.
 func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOption) (*session, error) {
-	loader := &config.Loader{}
+	// A config file may have been written by someone else: outside
+	// credentials it reads only the variables the user allowed, and the
+	// CLI's own variable for the model's name.
+	loader := &config.Loader{AllowEnv: append([]string{"RUNLET_MODEL"}, f.allowEnv...)}
 	file := &config.File{Name: "runlet"}
 	if f.config != "" {
 		var err error

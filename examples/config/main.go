@@ -53,7 +53,7 @@ func main() {
 }
 
 func run(ctx context.Context, path, question string, stdout, stderr io.Writer) error {
-	loader := &config.Loader{Tools: config.Tools(getCapital)}
+	loader := &config.Loader{Tools: config.Tools(getCapital), AllowEnv: []string{"RUNLET_MODEL"}}
 	replay := os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" && path == ""
 	if replay {
 		// No model configured: a recorded session answers, offline.
