@@ -78,8 +78,33 @@
 // plus the MCP name with every other character replaced by '_', and a name
 // longer than 64 bytes is cut to 55 and ends in '_' and 8 hex digits of a
 // hash of the full name, which keeps long names distinct. The MCP name is
-// what is sent to the server. Two tools whose names become the same make
-// [Tools] fail; drop one with [WithFilter].
+// what is sent to the server. Of two tools of a server whose names become
+// the same, the one the server lists first keeps the name and the other is
+// left out, with a warning in the log ([WithLogger]); [WithFilter] chooses
+// otherwise. A name taken by another tool of the agent is handled by the
+// runtime (see runlet.Toolset): the agent's own tools win.
+//
+// # A server is input
+//
+// A server may be slow, broken or hostile; what it sends is bounded (see
+// [Limits], set with [WithLimits]):
+//
+//   - time: a connection attempt, a tools/list and a tools/call each have
+//     a timeout (30s, 30s and 5m by default); the error is a [*LimitError]
+//     naming the limit;
+//   - size: a tools/list takes at most 100 pages and 1000 tools; a message
+//     from the server (a tool's result, a page of tools) at most 16 MiB, over
+//     stdio, Streamable HTTP and SSE alike, and over HTTP it is not read past
+//     that; a tool description is cut at 8 KiB, and a tool whose input
+//     schema is over 64 KiB (or invalid) is left out;
+//   - text: names and descriptions are made valid UTF-8 without control
+//     characters (other than newline and tab) or bidirectional controls
+//     before a model or a log sees them;
+//   - errors: a 401 or 403 answer is an [*AuthError] saying that a token is
+//     needed, and is not retried; a request the transport could not deliver
+//     (the server is down) drops the connection, so the next call connects
+//     again; malformed JSON-RPC fails the call or ends the connection,
+//     never the program.
 //
 // [Tools] is a snapshot: call it again to see tools the server added later
 // (the SDK's ClientOptions.ToolListChangedHandler tells you when), or use

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +28,8 @@ type config struct {
 	prefix string
 	filter func(*sdkmcp.Tool) bool
 	policy func(*sdkmcp.Tool) runlet.ToolPolicy
+	limits Limits // with defaults, after newConfig
+	logger *slog.Logger
 
 	// Toolset only.
 	attempts  int
@@ -59,16 +64,26 @@ func WithPolicy(policy func(t *sdkmcp.Tool) runlet.ToolPolicy) Option {
 }
 
 // Tools lists the tools of the server behind session, following
-// pagination, and returns them as runlet tools calling the server through
-// session. The session must stay open while the tools are in use. The list
-// is a snapshot; [Connect] gives a [Toolset] that follows changes and
-// reconnects.
+// pagination within the [Limits], and returns them as runlet tools calling
+// the server through session. The session must stay open while the tools
+// are in use. The list is a snapshot; [Connect] gives a [Toolset] that
+// follows changes and reconnects. Limits.MaxMessageBytes is for the
+// transport, which the caller made: Tools cannot apply it.
 func Tools(ctx context.Context, session *sdkmcp.ClientSession, opts ...Option) ([]runlet.Tool, error) {
 	if session == nil {
 		return nil, errors.New("mcp: nil session")
 	}
 	c := newConfig(opts)
-	tools, _, err := listTools(ctx, session, &c, sessionCaller{session})
+	server := "server"
+	if ir := session.InitializeResult(); ir != nil && ir.ServerInfo != nil && ir.ServerInfo.Name != "" {
+		server = cleanText(ir.ServerInfo.Name, maxShownName)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.limits.ListTimeout)
+	defer cancel()
+	tools, _, err := listTools(ctx, session, &c, server, sessionCaller{session})
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		err = &LimitError{Server: server, Limit: "ListTimeout", Value: int64(c.limits.ListTimeout)}
+	}
 	return tools, err
 }
 
@@ -76,6 +91,10 @@ func newConfig(opts []Option) config {
 	c := config{attempts: 3, backoff: 200 * time.Millisecond}
 	for _, o := range opts {
 		o(&c)
+	}
+	c.limits = c.limits.withDefaults()
+	if c.logger == nil {
+		c.logger = slog.Default()
 	}
 	return c
 }
@@ -91,45 +110,90 @@ func (c sessionCaller) callTool(ctx context.Context, p *sdkmcp.CallToolParams) (
 	return c.s.CallTool(ctx, p)
 }
 
-// listTools lists the server's tools as runlet tools calling through
-// src, and the set of their MCP names.
-func listTools(ctx context.Context, session *sdkmcp.ClientSession, c *config, src caller) ([]runlet.Tool, map[string]bool, error) {
-	prefix := sanitize(c.prefix)
-	var tools []runlet.Tool
-	byName := make(map[string]string) // runlet name -> MCP name
-	mcpNames := make(map[string]bool)
-	for t, err := range session.Tools(ctx, nil) {
+// listTools lists the server's tools, page by page within c.limits, as
+// runlet tools calling through src, and the set of their MCP names.
+func listTools(ctx context.Context, session *sdkmcp.ClientSession, c *config, server string, src caller) ([]runlet.Tool, map[string]bool, error) {
+	lim := &c.limits
+	l := lister{c: c, server: server, src: src, prefix: sanitize(c.prefix),
+		byName: make(map[string]string), mcpNames: make(map[string]bool)}
+	params := &sdkmcp.ListToolsParams{}
+	for pages, count := 0, 0; ; {
+		if pages == lim.MaxPages {
+			return nil, nil, &LimitError{Server: server, Limit: "MaxPages", Value: int64(lim.MaxPages)}
+		}
+		pages++
+		res, err := session.ListTools(ctx, params)
 		if err != nil {
 			return nil, nil, fmt.Errorf("mcp: listing tools: %w", err)
 		}
-		if t == nil || (c.filter != nil && !c.filter(t)) {
-			continue
+		if count += len(res.Tools); count > lim.MaxTools {
+			return nil, nil, &LimitError{Server: server, Limit: "MaxTools", Value: int64(lim.MaxTools)}
 		}
-		name := toolName(prefix, t.Name)
-		if prev, ok := byName[name]; ok {
-			return nil, nil, fmt.Errorf("mcp: tools %q and %q both become %q; drop one with WithFilter", prev, t.Name, name)
+		for _, t := range res.Tools {
+			l.add(t)
 		}
-		byName[name] = t.Name
-		schema, err := inputSchema(t.InputSchema)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mcp: tool %q: input schema: %w", t.Name, err)
+		if res.NextCursor == "" {
+			return l.tools, l.mcpNames, nil
 		}
-		desc := t.Description
-		if desc == "" {
-			desc = t.Title
-		}
-		mt := &tool{
-			src:     src,
-			mcpName: t.Name,
-			spec:    runlet.ToolSpec{Name: name, Description: desc, InputSchema: schema},
-		}
-		if c.policy != nil {
-			mt.policy = c.policy(t)
-		}
-		tools = append(tools, mt)
-		mcpNames[t.Name] = true
+		params = &sdkmcp.ListToolsParams{Cursor: res.NextCursor}
 	}
-	return tools, mcpNames, nil
+}
+
+// lister turns the tools of a list into runlet tools.
+type lister struct {
+	c        *config
+	server   string
+	src      caller
+	prefix   string
+	tools    []runlet.Tool
+	byName   map[string]string // runlet name -> MCP name
+	mcpNames map[string]bool
+}
+
+// add adds t, unless it is filtered out or left out: its runlet name is
+// taken by a tool listed before it, or its input schema is too large or
+// invalid. A tool left out is logged; the others are kept.
+func (l *lister) add(t *sdkmcp.Tool) {
+	c := l.c
+	if t == nil || (c.filter != nil && !c.filter(t)) {
+		return
+	}
+	shown := cleanText(t.Name, maxShownName)
+	leaveOut := func(why string) {
+		c.logger.Warn("mcp: tool left out", "server", l.server, "tool", shown, "reason", why)
+	}
+	name := toolName(l.prefix, t.Name)
+	if prev, ok := l.byName[name]; ok {
+		leaveOut(fmt.Sprintf("its name becomes %s, as the name of %s listed before it does", name, cleanText(prev, maxShownName)))
+		return
+	}
+	schema, err := inputSchema(t.InputSchema, c.limits.MaxSchemaBytes)
+	if err != nil {
+		leaveOut("input schema: " + err.Error())
+		return
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if len(desc) > c.limits.MaxDescriptionBytes {
+		c.logger.Warn("mcp: tool description cut", "server", l.server, "tool", shown, "bytes", len(desc), "limit", c.limits.MaxDescriptionBytes)
+	}
+	desc = cleanText(desc, c.limits.MaxDescriptionBytes)
+	mt := &tool{
+		src:     l.src,
+		mcpName: t.Name,
+		shown:   shown,
+		server:  l.server,
+		timeout: c.limits.CallTimeout,
+		spec:    runlet.ToolSpec{Name: name, Description: desc, InputSchema: schema},
+	}
+	if c.policy != nil {
+		mt.policy = c.policy(t)
+	}
+	l.byName[name] = t.Name
+	l.tools = append(l.tools, mt)
+	l.mcpNames[t.Name] = true
 }
 
 // ToolError is the error a tool returns when the server's result has
@@ -155,8 +219,11 @@ func (e *ToolError) Error() string {
 type tool struct {
 	src     caller
 	mcpName string
+	shown   string // mcpName as errors show it
 	spec    runlet.ToolSpec
 	policy  runlet.ToolPolicy
+	timeout time.Duration // Limits.CallTimeout
+	server  string
 }
 
 func (t *tool) Spec() runlet.ToolSpec { return t.spec }
@@ -172,26 +239,33 @@ func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 		}
 		params.Arguments = args
 	}
-	res, err := t.src.callTool(ctx, params)
+	callCtx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel() // also ends what the transport still reads for the call
+	res, err := t.src.callTool(callCtx, params)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", ctxErr
 		}
+		if callCtx.Err() != nil {
+			return "", &LimitError{Server: t.server, Limit: "CallTimeout", Value: int64(t.timeout)}
+		}
 		var ce *callError
-		if errors.As(err, &ce) {
+		var le *LimitError
+		var ae *AuthError
+		if errors.As(err, &ce) || errors.As(err, &le) || errors.As(err, &ae) {
 			return "", err
 		}
-		return "", fmt.Errorf("mcp: calling %s: %w", t.mcpName, err)
+		return "", fmt.Errorf("mcp: calling %s: %w", t.shown, err)
 	}
 	if res == nil {
-		return "", fmt.Errorf("mcp: calling %s: empty result", t.mcpName)
+		return "", fmt.Errorf("mcp: calling %s: empty result", t.shown)
 	}
 	if res.NeedsInput() {
-		return "", fmt.Errorf("mcp: tool %s needs input from the client that this client cannot give", t.mcpName)
+		return "", fmt.Errorf("mcp: tool %s needs input from the client that this client cannot give", t.shown)
 	}
 	text, err := resultText(res)
 	if err != nil {
-		return "", fmt.Errorf("mcp: tool %s: %w", t.mcpName, err)
+		return "", fmt.Errorf("mcp: tool %s: %w", t.shown, err)
 	}
 	if res.IsError {
 		return "", &ToolError{Tool: t.mcpName, Text: text, Result: res}
@@ -274,24 +348,66 @@ func orUnknown(mime string) string {
 }
 
 // inputSchema converts the schema a client session holds (the server's
-// JSON, decoded as a map) into a jsonschema.Schema. A tool without one
-// takes an object.
-func inputSchema(v any) (*jsonschema.Schema, error) {
+// JSON, decoded as a map) into a jsonschema.Schema, refusing one larger
+// than limit bytes as JSON. A tool without one takes an object.
+func inputSchema(v any, limit int) (*jsonschema.Schema, error) {
 	if v == nil {
 		return &jsonschema.Schema{Type: "object"}, nil
-	}
-	if s, ok := v.(*jsonschema.Schema); ok {
-		return s, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("%d bytes, more than Limits.MaxSchemaBytes (%d)", len(b), limit)
 	}
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(b, s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// maxShownName bounds a server's or tool's name as logs and errors show it.
+const maxShownName = 128
+
+// cleanText is s made safe to show a model, a log or a terminal: valid
+// UTF-8 (an invalid byte becomes U+FFFD), without control characters other
+// than newline and tab or the Unicode controls that reorder text, and at
+// most max bytes (cut at a character, ending in "…").
+func cleanText(s string, limit int) string {
+	if len(s) <= limit && utf8.ValidString(s) && !strings.ContainsFunc(s, hiddenRune) {
+		return s
+	}
+	clean := strings.Map(func(r rune) rune {
+		if hiddenRune(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if len(clean) <= limit {
+		return clean
+	}
+	cut := max(limit-len("…"), 0)
+	for cut > 0 && !utf8.RuneStart(clean[cut]) {
+		cut--
+	}
+	return clean[:cut] + "…"
+}
+
+// hiddenRune reports whether r is a control character other than newline
+// and tab, or a Unicode bidirectional control (which can make text read
+// otherwise than it is).
+func hiddenRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }
 
 // toolName is the runlet name of an MCP tool: prefix plus the sanitised

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -54,8 +55,9 @@ func WithClientInfo(impl *sdkmcp.Implementation) Option {
 //
 // It keeps the tool list current: when the server sends
 // notifications/tools/list_changed, the list is fetched again before the
-// next model call. A tool the server no longer offers gives the model an
-// error result if it still calls it.
+// next model call; a notification read before a tool's result is in
+// effect for the model call that follows that result. A tool the server
+// no longer offers gives the model an error result if it still calls it.
 //
 // It reconnects: when the server goes away (the process exits, the HTTP
 // session expires, the connection breaks), the next call or model turn
@@ -71,10 +73,12 @@ type Toolset struct {
 	client *sdkmcp.Client
 	name   string
 
-	dialMu sync.Mutex // one (re)connection at a time
+	dialMu sync.Mutex    // one (re)connection at a time
+	listMu chan struct{} // one Tools at a time: a caller waits for a refresh in progress
 
 	mu      sync.Mutex
 	session *sdkmcp.ClientSession // nil when disconnected
+	guard   *guard                // session's
 	tools   []runlet.Tool
 	names   map[string]bool // MCP names of tools
 	stale   bool            // the server said its tools changed
@@ -92,13 +96,18 @@ func Connect(ctx context.Context, cfg ServerConfig, opts ...Option) (*Toolset, e
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	ts := &Toolset{cfg: cfg, c: newConfig(opts), name: cfg.displayName()}
+	ts := &Toolset{cfg: cfg, c: newConfig(opts), name: cleanText(cfg.displayName(), maxShownName), listMu: make(chan struct{}, 1)}
 	impl := ts.c.client
 	if impl == nil {
 		impl = &sdkmcp.Implementation{Name: "runlet", Version: "v0"}
 	}
 	ts.client = sdkmcp.NewClient(impl, &sdkmcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) { ts.changed() },
+		ToolListChangedHandler: func(context.Context, *sdkmcp.ToolListChangedRequest) {
+			ts.markStale() // the guard did it already for the connections it watches
+			if ts.c.onChanged != nil {
+				ts.c.onChanged()
+			}
+		},
 	})
 	if _, err := ts.connect(ctx); err != nil {
 		return nil, err
@@ -108,10 +117,20 @@ func Connect(ctx context.Context, cfg ServerConfig, opts ...Option) (*Toolset, e
 
 // Tools returns the server's current tools: the list fetched last, or a
 // new one if the server said its tools changed or the connection was lost.
-// When the server cannot be reached it returns the last list, whose calls
-// then fail with an error result the model can act on; it fails only after
-// Close.
+// A notifications/tools/list_changed read before a tool's result is in
+// effect for the next call of Tools, which the runtime makes before its
+// next model call. When the server cannot be reached it returns the last
+// list, whose calls then fail with an error result the model can act on;
+// it fails only after Close.
 func (ts *Toolset) Tools(ctx context.Context) ([]runlet.Tool, error) {
+	// Callers take turns, so that one that comes while another refreshes
+	// the list gets the new list, not the old one.
+	select {
+	case ts.listMu <- struct{}{}:
+		defer func() { <-ts.listMu }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	ts.mu.Lock()
 	s, stale, closed, tools := ts.session, ts.stale, ts.closed, ts.tools
 	ts.stale = false
@@ -159,27 +178,28 @@ func (ts *Toolset) Close() error {
 	return err
 }
 
-// changed marks the tool list stale.
-func (ts *Toolset) changed() {
+// markStale marks the tool list stale: the next Tools fetches it again.
+func (ts *Toolset) markStale() {
 	ts.mu.Lock()
 	ts.stale = true
 	ts.mu.Unlock()
-	if ts.c.onChanged != nil {
-		ts.c.onChanged()
-	}
 }
 
-// refresh fetches the tool list again on s; on failure the list stays as
-// it was and, if the connection broke, the next use reconnects.
+// refresh fetches the tool list again on s, within Limits.ListTimeout; on
+// failure the list stays as it was and, if the connection broke, the next
+// use reconnects.
 func (ts *Toolset) refresh(ctx context.Context, s *sdkmcp.ClientSession) {
-	tools, names, err := listTools(ctx, s, &ts.c, ts)
+	lctx, cancel := context.WithTimeout(ctx, ts.c.limits.ListTimeout)
+	defer cancel()
+	tools, names, err := listTools(lctx, s, &ts.c, ts.name, ts)
 	if err != nil {
-		ts.mu.Lock()
-		ts.stale = true
-		ts.mu.Unlock()
-		if ctx.Err() == nil && brokenConn(err) {
+		ts.markStale()
+		if ctx.Err() == nil && (lctx.Err() != nil || brokenConn(err)) {
+			// A server that does not answer a list in time is treated as
+			// gone: the next use connects again.
 			ts.lost(s)
 		}
+		ts.c.logger.Warn("mcp: refreshing the tool list", "server", ts.name, "error", ts.cfg.redact(err))
 		return
 	}
 	ts.mu.Lock()
@@ -224,48 +244,73 @@ func (ts *Toolset) connect(ctx context.Context) (*sdkmcp.ClientSession, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		var auth *AuthError
+		if errors.As(err, &auth) {
+			return nil, err // asking again gets the same answer
+		}
 		lastErr = ts.cfg.redact(err)
 	}
 	return nil, fmt.Errorf("mcp: connecting to %s (%d attempts): %w", ts.name, ts.c.attempts, lastErr)
 }
 
-// dial connects once and lists the tools, then makes the session the
-// current one. The connection gets a context of its own, so that it
-// outlives ctx (the SSE transport ties its event stream to the context it
-// connects with); ctx bounds only the attempt.
+// dial connects once and lists the tools, within Limits.ConnectTimeout,
+// then makes the session the current one. The connection gets a context of
+// its own, so that it outlives ctx (the SSE transport ties its event stream
+// to the context it connects with); ctx bounds only the attempt.
 func (ts *Toolset) dial(ctx context.Context) (*sdkmcp.ClientSession, error) {
+	ctx, cancelAttempt := context.WithTimeout(ctx, ts.c.limits.ConnectTimeout)
+	defer cancelAttempt()
+	g := &guard{server: ts.name, maxBytes: ts.c.limits.MaxMessageBytes, changed: ts.markStale}
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
-	s, err := ts.client.Connect(connCtx, ts.cfg.transport(), nil)
+	s, err := ts.client.Connect(connCtx, g.transport(ts.cfg.transport()), nil)
 	if err != nil {
 		stop()
 		cancel()
-		return nil, err
+		return nil, ts.dialError(ctx, g, err)
 	}
-	tools, names, err := listTools(ctx, s, &ts.c, ts)
+	tools, names, err := listTools(ctx, s, &ts.c, ts.name, ts)
 	if !stop() && err == nil {
 		err = ctx.Err() // ctx ended: the connection was cancelled with it
 	}
 	if err == nil {
-		err = ts.install(s, tools, names, cancel)
+		err = ts.install(s, tools, names, g, cancel)
 	}
 	if err != nil {
 		s.Close()
 		cancel()
-		return nil, err
+		return nil, ts.dialError(ctx, g, err)
 	}
 	return s, nil
 }
 
+// dialError is the error of a failed connection attempt: an AuthError
+// when the server answered 401 or 403, a LimitError when the attempt took
+// longer than Limits.ConnectTimeout.
+func (ts *Toolset) dialError(ctx context.Context, g *guard, err error) error {
+	if code := g.status.Load(); code != 0 {
+		return &AuthError{Server: ts.name, StatusCode: int(code)}
+	}
+	if g.tooBig.Load() {
+		return g.tooLarge()
+	}
+	if ctx.Err() != nil { // connect returns ctx's error if the caller's ended
+		return &LimitError{Server: ts.name, Limit: "ConnectTimeout", Value: int64(ts.c.limits.ConnectTimeout)}
+	}
+	return err
+}
+
 // install makes s the current session and starts its watcher, which calls
 // cancel when s ends.
-func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names map[string]bool, cancel context.CancelFunc) error {
+func (ts *Toolset) install(s *sdkmcp.ClientSession, tools []runlet.Tool, names map[string]bool, g *guard, cancel context.CancelFunc) error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
 		return ErrClosed
 	}
-	ts.session, ts.tools, ts.names, ts.stale = s, tools, names, false
+	// stale stays as it is: a list_changed read while the list was
+	// fetched may not be in it.
+	ts.session, ts.guard, ts.tools, ts.names = s, g, tools, names
 	if ir := s.InitializeResult(); ir != nil {
 		ts.info = ir.ServerInfo
 	}
@@ -303,58 +348,94 @@ func (ts *Toolset) lost(s *sdkmcp.ClientSession) {
 // (its HTTP session expired, or it restarted) never ran: it is sent again
 // once on a new session.
 func (ts *Toolset) callTool(ctx context.Context, p *sdkmcp.CallToolParams) (*sdkmcp.CallToolResult, error) {
+	shown := cleanText(p.Name, maxShownName)
 	for retried := false; ; retried = true {
-		s, err := ts.live(ctx, p.Name)
+		s, g, err := ts.live(ctx, p.Name)
 		if err != nil {
 			return nil, err
 		}
 		res, err := s.CallTool(ctx, p)
-		if err == nil || ctx.Err() != nil || !brokenConn(err) {
+		if err == nil || ctx.Err() != nil {
+			return res, ts.cfg.redact(err)
+		}
+		if code := g.status.Load(); code != 0 {
+			ts.lost(s) // the next call connects again, and is told the same
+			return nil, &AuthError{Server: ts.name, StatusCode: int(code)}
+		}
+		if g.tooBig.Load() {
+			ts.lost(s) // over HTTP, a message too large ends the connection
+			return nil, g.tooLarge()
+		}
+		if !brokenConn(err) {
 			return res, ts.cfg.redact(err)
 		}
 		ts.lost(s)
-		if errors.Is(err, sdkmcp.ErrSessionMissing) && !retried {
+		// A call that never reached the server (the session expired, or
+		// the server could not be dialled) is sent once more on a new
+		// session.
+		if (errors.Is(err, sdkmcp.ErrSessionMissing) || dialFailed(err)) && !retried {
 			continue
 		}
 		err = ts.cfg.redact(err)
 		return nil, &callError{err: err, msg: fmt.Sprintf(
 			"The connection to the MCP server %s broke during the call to %s (%v); the call may or may not have taken effect. The next call reconnects.",
-			ts.name, p.Name, err)}
+			ts.name, shown, err)}
 	}
 }
 
-// live returns a session offering the tool, connecting first if needed.
-func (ts *Toolset) live(ctx context.Context, tool string) (*sdkmcp.ClientSession, error) {
+// live returns a session offering the tool, and its guard, connecting
+// first if needed.
+func (ts *Toolset) live(ctx context.Context, tool string) (*sdkmcp.ClientSession, *guard, error) {
 	ts.mu.Lock()
 	s, closed := ts.session, ts.closed
 	ts.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if s == nil {
-		var err error
-		if s, err = ts.connect(ctx); err != nil {
-			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-				return nil, err
+		if _, err := ts.connect(ctx); err != nil {
+			var auth *AuthError
+			if ctx.Err() != nil || errors.Is(err, ErrClosed) || errors.As(err, &auth) {
+				return nil, nil, err
 			}
-			return nil, &callError{err: err, msg: fmt.Sprintf(
+			return nil, nil, &callError{err: err, msg: fmt.Sprintf(
 				"The MCP server %s is unavailable (%v). Try again later, or go on without its tools.", ts.name, err)}
 		}
 	}
 	ts.mu.Lock()
-	known := ts.names[tool]
-	ts.mu.Unlock()
-	if !known {
-		return nil, &callError{msg: fmt.Sprintf("The tool %s is no longer offered by the MCP server %s.", tool, ts.name)}
+	defer ts.mu.Unlock()
+	if ts.session == nil {
+		return nil, nil, &callError{msg: fmt.Sprintf("The connection to the MCP server %s broke. The next call reconnects.", ts.name)}
 	}
-	return s, nil
+	if !ts.names[tool] {
+		return nil, nil, &callError{msg: fmt.Sprintf("The tool %s is no longer offered by the MCP server %s.", cleanText(tool, maxShownName), ts.name)}
+	}
+	return ts.session, ts.guard, nil
 }
 
 // brokenConn reports whether err means the connection is unusable, as
-// opposed to an error the server answered with.
+// opposed to an error the server answered with or a result refused for
+// its size. A request the transport could not deliver (the server could
+// not be dialled, or a proxy answered 502, 503 or 504) counts as broken:
+// the next call connects again.
 func brokenConn(err error) bool {
+	var limit *LimitError
+	if errors.As(err, &limit) {
+		return false
+	}
 	var wire *jsonrpc.Error
-	return !errors.As(err, &wire)
+	return !errors.As(err, &wire) || wire.Code == codeRejected
+}
+
+// codeRejected is the code of the SDK's error for a request its transport
+// could not deliver (jsonrpc2.ErrRejected, which it does not export).
+const codeRejected = -32005
+
+// dialFailed reports whether err is a failure to reach the server at all,
+// so that the request was not sent.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // callError is an error whose message is written for the model.
