@@ -32,6 +32,12 @@ import (
 //	    tools: [search_issues, get_issue]   # only these; default all
 //	    require_approval: true              # every call waits for approval
 //	    timeout: 30s                        # per call
+//	    limits: {connect_timeout: 10s, max_tools: 200}
+//
+// limits bounds what the client accepts from the server (mcp.Limits):
+// connect_timeout, list_timeout, call_timeout (default: timeout, else
+// 5m), max_pages, max_tools, max_description_bytes, max_schema_bytes and
+// max_message_bytes; an unset one keeps its default.
 //
 // Headers go only to the server's scheme, host and port, and never over
 // plain http:// off loopback unless allow_insecure_http is true.
@@ -46,6 +52,7 @@ type MCPServer struct {
 	Tools           []string          `yaml:"tools"`
 	RequireApproval bool              `yaml:"require_approval"`
 	Timeout         time.Duration     `yaml:"timeout"`
+	Limits          mcp.Limits        `yaml:"limits"`
 
 	// AllowInsecureHTTP lets headers go over plain http:// to a host that
 	// is not loopback (mcp.ServerConfig.AllowInsecureHTTP).
@@ -100,7 +107,11 @@ func (s MCPServer) ServerConfig(stderr io.Writer) mcp.ServerConfig {
 
 // options are the mcp.Connect options the entry asks for.
 func (s MCPServer) options() []mcp.Option {
-	opts := []mcp.Option{mcp.WithPrefix(s.Name + "_")}
+	lim := s.Limits
+	if lim.CallTimeout == 0 {
+		lim.CallTimeout = s.Timeout
+	}
+	opts := []mcp.Option{mcp.WithPrefix(s.Name + "_"), mcp.WithLimits(lim)}
 	if len(s.Tools) > 0 {
 		opts = append(opts, mcp.WithFilter(func(t *sdkmcp.Tool) bool { return slices.Contains(s.Tools, t.Name) }))
 	}

@@ -2,15 +2,18 @@ package config_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/mcp"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -130,5 +133,41 @@ func TestMCPServersErrors(t *testing.T) {
 	}
 	if _, err := setup.ConnectMCP(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "mcp_servers.0 (w)") || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// An entry's limits reach the client: a server listing more tools than
+// max_tools fails ConnectMCP with the limit named.
+func TestMCPServerLimits(t *testing.T) {
+	url := mcpServer(t, "tok")
+	l := &config.Loader{LookupEnv: env("TOKEN", "tok")}
+	f, err := l.Decode("agent.yaml", []byte(`
+model: {provider: openai, name: m, api_key: x}
+mcp_servers:
+  - name: w
+    url: `+url+`
+    headers: {Authorization: "Bearer ${TOKEN}"}
+    limits: {connect_timeout: 10s, list_timeout: 5s, call_timeout: 1m, max_pages: 3, max_tools: 1, max_description_bytes: 100, max_schema_bytes: 1000, max_message_bytes: 65536}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mcp.Limits{ConnectTimeout: 10 * time.Second, ListTimeout: 5 * time.Second, CallTimeout: time.Minute,
+		MaxPages: 3, MaxTools: 1, MaxDescriptionBytes: 100, MaxSchemaBytes: 1000, MaxMessageBytes: 65536}
+	if got := f.MCPServers[0].Limits; got != want {
+		t.Fatalf("limits = %+v, want %+v", got, want)
+	}
+	setup, err := l.Build(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = setup.ConnectMCP(t.Context(), nil)
+	var le *mcp.LimitError
+	if !errors.As(err, &le) || le.Limit != "MaxTools" {
+		t.Fatalf("ConnectMCP: %v, want a LimitError on MaxTools", err)
+	}
+
+	if _, err := l.Decode("agent.yaml", []byte("model: {provider: openai, name: m}\nmcp_servers: [{name: a, command: x, limits: {max_tols: 1}}]")); err == nil || !strings.Contains(err.Error(), "max_tols") {
+		t.Errorf("a misspelt limit: %v", err)
 	}
 }
