@@ -64,12 +64,13 @@ func BenchmarkStreamToolLoopObserved(b *testing.B) {
 
 // The runtime's own allocations for the benchmarks' two-call tool run, the
 // scripted model's included (it allocates little): measured with go test -v
-// -run ToolLoopAllocs . (Go 1.26, linux/amd64) 33 non-streamed and 111
+// -run ToolLoopAllocs . (Go 1.26, linux/amd64) 35 non-streamed and 113
 // streamed (69 and 146 before the run loop kept its state in one
-// allocation, ran a lone call without a worker and reused its buffers).
+// allocation, ran a lone call without a worker and reused its buffers; 33
+// and 111 before Result.CostByAgent, whose map is the 2 more).
 const (
-	maxRunToolLoopAllocs    = 33
-	maxStreamToolLoopAllocs = 111
+	maxRunToolLoopAllocs    = 35
+	maxStreamToolLoopAllocs = 113
 )
 
 func TestToolLoopAllocs(t *testing.T) {

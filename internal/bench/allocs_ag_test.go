@@ -145,12 +145,13 @@ func geminiAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 // than text deltas); Gemini 88 -> 85 (2,142 -> 2,139 streamed): the
 // open text part boxed once, when complete, and the generation config
 // left on the stack. The runtime's own allocations fell in between, so
-// the steps do not add up to the bounds.
+// the steps do not add up to the bounds; one more each since the Result
+// splits the cost by agent (Result.CostByAgent, one more map).
 const (
-	maxAnthropicGenerateAllocs = 81
-	maxAnthropicStreamAllocs   = 2148
-	maxGeminiGenerateAllocs    = 85
-	maxGeminiStreamAllocs      = 2139
+	maxAnthropicGenerateAllocs = 82
+	maxAnthropicStreamAllocs   = 2149
+	maxGeminiGenerateAllocs    = 86
+	maxGeminiStreamAllocs      = 2140
 )
 
 func checkAllocs(t *testing.T, got float64, max int) {

@@ -36,10 +36,11 @@ func responsesAllocs(t *testing.T, stream bool) (runletAllocs, hand float64) {
 // Adapter-side history, measured on the runtime of the time: 185 -> 132
 // non-streamed (2,280 -> 2,253 streamed) with the whole-body fast path and
 // the request body written directly. The runtime's own allocations fell
-// in between, so the steps do not add up to the bounds.
+// in between, so the steps do not add up to the bounds; two more each
+// since the Result splits the cost by agent (Result.CostByAgent's map).
 const (
-	maxResponsesGenerateAllocs = 96
-	maxResponsesStreamAllocs   = 2218
+	maxResponsesGenerateAllocs = 98
+	maxResponsesStreamAllocs   = 2220
 )
 
 func TestResponsesGenerateAllocs(t *testing.T) {

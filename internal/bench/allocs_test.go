@@ -131,8 +131,9 @@ func chatAllocs(t *testing.T, stream bool) float64 {
 // alone used the run's own result slot, 108 with a request and its
 // messages in one allocation; 87 with the Chat Completions request body
 // written directly, 86 once a turn's tool calls were listed in the run's
-// own buffer).
-const maxGenerateAllocs = 86
+// own buffer; 88 since the Result splits the cost by agent, the map of
+// Result.CostByAgent).
+const maxGenerateAllocs = 88
 
 func TestChatGenerateAllocs(t *testing.T) { checkChatAllocs(t, false, maxGenerateAllocs) }
 
@@ -140,8 +141,8 @@ func TestChatGenerateAllocs(t *testing.T) { checkChatAllocs(t, false, maxGenerat
 // deltas (about two per delta: the event and its text; 2,274, then 2,248
 // and 2,218 before; 2,185 with the Chat Completions chunk fast path,
 // 2,184, 2,183, then 2,181; 2,158 with the request body written
-// directly, then 2,157).
-const maxStreamAllocs = 2157
+// directly, then 2,157; 2,159 with Result.CostByAgent's map).
+const maxStreamAllocs = 2159
 
 func TestChatStreamAllocs(t *testing.T) { checkChatAllocs(t, true, maxStreamAllocs) }
 
@@ -154,10 +155,11 @@ func checkChatAllocs(t *testing.T, stream bool, max int) {
 }
 
 // The hand-written loop's allocations with the same replayed answers, for
-// the ratio. Measured as above: Runlet 86, hand-written 119 (the goal was
-// no more than the hand-written loop; Runlet is now 33 under it); the bound
-// is the measured difference, so it cannot grow unnoticed.
-const maxGenerateAllocsOverHand = -33
+// the ratio. Measured as above: Runlet 88, hand-written 119 (the goal was
+// no more than the hand-written loop; Runlet is now 31 under it, 33 before
+// Result.CostByAgent); the bound is the measured difference, so it cannot
+// grow unnoticed.
+const maxGenerateAllocsOverHand = -31
 
 func TestChatGenerateAllocsVsHandWritten(t *testing.T) {
 	if raceEnabled {
