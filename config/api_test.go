@@ -14,6 +14,9 @@ func TestAPI(t *testing.T) {
 		"Builtins", "Calculator", "CurrentTime", "Providers", "Tools", "Registry",
 		"Load", "Loader", "Loader.Build", "Loader.Decode", "Loader.DecodeFile", "Loader.Load", "DefaultMaxBytes",
 		"File", "Model", "ToolRef", "MCPServer", "MCPServer.ServerConfig", "Context",
+		// Printing masks credentials (print.go).
+		"File.Format", "File.LogValue", "File.MarshalJSON", "Model.Format", "Model.LogValue", "Model.MarshalJSON",
+		"MCPServer.Format", "MCPServer.LogValue", "MCPServer.MarshalJSON",
 		"Setup", "Setup.NewRuntime", "Setup.ConnectMCP",
 		"Error", "Error.Error",
 	}, ".")

@@ -109,6 +109,14 @@
 // the alias. Time and memory stay bounded by the file's size (parsing costs
 // up to about 200 bytes of memory per byte of YAML).
 //
+// # Printing
+//
+// File, Model and MCPServer print (every fmt verb), log (slog) and marshal
+// to JSON with their credentials masked: the API key and every header and
+// env value as [REDACTED], base_url and an MCP server's url without user
+// info, query values or fragment. A value is still there to use; only its
+// printed form is masked.
+//
 // # Built-in tools
 //
 // current_time (the date and time, in a time zone the model may name) and

@@ -34,7 +34,7 @@ type ServerConfig struct {
 	Args    []string
 	Env     map[string]string
 	Dir     string
-	Stderr  io.Writer
+	Stderr  io.Writer `json:"-"`
 
 	// URL is a remote server's MCP endpoint, spoken to with the Streamable
 	// HTTP transport, or with the HTTP+SSE transport of protocol version
@@ -48,12 +48,12 @@ type ServerConfig struct {
 	URL               string
 	Headers           map[string]string
 	SSE               bool
-	HTTPClient        *http.Client
+	HTTPClient        *http.Client `json:"-"`
 	AllowInsecureHTTP bool
 
 	// Transport, when set, makes the transport of each connection: an
 	// in-memory one in tests, or any the SDK offers.
-	Transport func() sdkmcp.Transport
+	Transport func() sdkmcp.Transport `json:"-"`
 }
 
 // ErrNoServer is the error of [Connect] given a ServerConfig with neither
