@@ -1,9 +1,13 @@
 package httpc
 
 import (
+	"fmt"
+	"io"
+	"math"
 	"strconv"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/sse"
 )
 
 // DefaultMaxResponseBytes is the size limit of one response when an
@@ -52,4 +56,24 @@ func (b *Budget) Err() error {
 	return &runlet.ProviderError{Provider: b.Provider,
 		Message: "response larger than " + strconv.FormatInt(b.Limit(), 10) + " bytes (text, reasoning and tool arguments); raise the adapter's Config.MaxResponseBytes",
 		Err:     runlet.ErrResponseTooLarge}
+}
+
+// NewSSEReader returns an SSE reader on a streaming response's body whose
+// events may hold at most limit bytes (the adapter's MaxResponseBytes,
+// resolved, see Budget), so a stream that never ends its event, plain or
+// gzipped, costs about the limit in memory before it is refused. Map the
+// reader's sse.ErrEventTooLarge with EventTooLarge.
+func NewSSEReader(body io.Reader, limit int64) *sse.Reader {
+	r := sse.NewReader(body)
+	r.SetMaxEventSize(int(min(limit, math.MaxInt32)))
+	return r
+}
+
+// EventTooLarge is the error of a stream whose event went past limit
+// (sse.ErrEventTooLarge): final, a *runlet.ProviderError wrapping
+// runlet.ErrResponseTooLarge.
+func EventTooLarge(provider, requestID string, limit int64, err error) *runlet.ProviderError {
+	return &runlet.ProviderError{Provider: provider, RequestID: requestID,
+		Message: "stream event larger than " + strconv.FormatInt(limit, 10) + " bytes; raise the adapter's Config.MaxResponseBytes",
+		Err:     fmt.Errorf("%w: %w", runlet.ErrResponseTooLarge, err)}
 }

@@ -34,6 +34,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -224,8 +226,7 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		return nil, c.insecure(err)
 	}
 	resp, err := hc.Do(req)
-	switch {
-	case err != nil:
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -233,7 +234,20 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 			return nil, c.insecure(insecure)
 		}
 		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
+	}
+	if err := decompress(resp); err != nil {
+		resp.Body.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e := &runlet.ProviderError{Provider: c.Provider, StatusCode: resp.StatusCode, Message: "reading gzip response",
+			RequestID: RequestID(resp.Header), Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			e.Retryable, e.Err = true, fmt.Errorf("%w: %w", runlet.ErrStreamIncomplete, err)
+		}
+		return nil, e
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, ErrorFromResponse(c.Provider, resp)
 	}
 	return resp, nil

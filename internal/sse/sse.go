@@ -43,6 +43,7 @@ const maxPooled = 64 << 10
 type buffers struct {
 	br         *bufio.Reader
 	data, line []byte
+	parts      [][]byte          // emptied
 	types      map[string]string // interned event types; bounded by intern
 }
 
@@ -61,7 +62,9 @@ type Reader struct {
 	bufs    *buffers // nil once released
 	br      *bufio.Reader
 	data    []byte
-	line    []byte // assembly buffer for lines longer than the bufio buffer
+	line    []byte   // assembly buffer for lines longer than the bufio buffer
+	parts   [][]byte // a long line's bytes so far, in chunks filled, never regrown
+	partLen int      // bytes in parts
 	typ     string
 	id      string
 	hasData bool
@@ -77,7 +80,7 @@ type Reader struct {
 func NewReader(r io.Reader) *Reader {
 	b := pool.Get().(*buffers)
 	b.br.Reset(r)
-	return &Reader{bufs: b, br: b.br, data: b.data[:0], line: b.line[:0], types: b.types, max: DefaultMaxEventSize}
+	return &Reader{bufs: b, br: b.br, data: b.data[:0], line: b.line[:0], parts: b.parts, types: b.types, max: DefaultMaxEventSize}
 }
 
 // Release gives the Reader's buffers back to the pool. The last event's
@@ -93,8 +96,9 @@ func (r *Reader) Release() {
 		r.err = errReleased
 	}
 	b.br.Reset(nil) // drop the reference to the stream
-	b.data, b.line, b.types = keep(r.data), keep(r.line), r.types
-	r.data, r.line, r.types = nil, nil, nil
+	clear(r.parts[:cap(r.parts)])
+	b.data, b.line, b.types, b.parts = keep(r.data), keep(r.line), r.types, r.parts[:0]
+	r.data, r.line, r.types, r.parts = nil, nil, nil, nil
 	pool.Put(b)
 }
 
@@ -150,14 +154,14 @@ func (r *Reader) Next() (Event, error) {
 		switch string(field) {
 		case "data":
 			if r.hasData {
-				r.data = append(r.data, '\n')
+				r.data = appendBounded(r.data, newline, r.max)
 			}
 			if len(r.data)+len(value) > r.max {
 				r.err = ErrEventTooLarge
 				r.Release()
 				return Event{}, r.err
 			}
-			r.data = append(r.data, value...)
+			r.data = appendBounded(r.data, value, r.max)
 			r.hasData = true
 		case "event":
 			r.typ = r.intern(value)
@@ -198,15 +202,15 @@ func (r *Reader) intern(b []byte) string {
 // mistaken for one huge line). A CR that ends the buffered bytes may be the first half
 // of a CRLF; skipLF drops the LF if it comes next.
 func (r *Reader) readLine() ([]byte, error) {
-	r.line = r.line[:0]
+	r.parts, r.partLen = r.parts[:0], 0
 	want := 1 // bytes to have buffered before looking again
 	for {
 		_, err := r.br.Peek(want) // blocks until want bytes, or an error
 		buf, _ := r.br.Peek(r.br.Buffered())
 		if len(buf) == 0 {
 			switch {
-			case err == io.EOF && len(r.line) > 0:
-				return r.line, nil // a final line without terminator
+			case err == io.EOF && r.partLen > 0:
+				return r.join(nil), nil // a final line without terminator
 			case err == io.EOF:
 				return nil, io.EOF
 			}
@@ -234,21 +238,84 @@ func (r *Reader) readLine() ([]byte, error) {
 			}
 			// The line fills the buffer, or the stream ended: set the bytes
 			// aside and read on.
-			r.line = append(r.line, buf...)
-			_, _ = r.br.Discard(len(buf))
-			if len(r.line) > r.max {
+			if r.partLen+len(buf) > r.max {
 				return nil, ErrEventTooLarge
 			}
+			r.keep(buf)
+			_, _ = r.br.Discard(len(buf))
 			want = 1
 			continue
 		}
 		r.skipLF = buf[end] == '\r'
 		line := buf[:end] // Discard does not overwrite the buffer
-		if len(r.line) > 0 {
-			r.line = append(r.line, line...)
-			line = r.line
+		if r.partLen > 0 {
+			if r.partLen+len(line) > r.max {
+				return nil, ErrEventTooLarge
+			}
+			line = r.join(line)
 		}
 		_, _ = r.br.Discard(end + 1)
 		return line, nil
 	}
 }
+
+// keep sets b aside as part of a long line. The chunks it goes into double
+// in size (up to 1 MiB) and are never regrown, so a line that runs past
+// the event size limit has cost about the limit, not a multiple of it.
+func (r *Reader) keep(b []byte) {
+	for len(b) > 0 {
+		n := len(r.parts)
+		switch {
+		case n == 0 && cap(r.line) > 0:
+			// The line buffer (pooled) is the first chunk; join copies it
+			// onto itself.
+			r.parts = append(r.parts, r.line[:0])
+			n++
+		case n == 0 || len(r.parts[n-1]) == cap(r.parts[n-1]):
+			size := 2 * bufSize
+			if n > 0 {
+				size = min(2*cap(r.parts[n-1]), 1<<20)
+			}
+			size = max(min(size, r.max-r.partLen), len(b), 1)
+			r.parts = append(r.parts, make([]byte, 0, size))
+			n++
+		}
+		last := &r.parts[n-1]
+		k := copy((*last)[len(*last):cap(*last)], b)
+		*last = (*last)[:len(*last)+k]
+		r.partLen += k
+		b = b[k:]
+	}
+}
+
+// join returns the long line set aside, followed by tail, in the line
+// buffer, and empties the parts.
+func (r *Reader) join(tail []byte) []byte {
+	n := r.partLen + len(tail)
+	if cap(r.line) < n {
+		r.line = make([]byte, 0, n)
+	}
+	r.line = r.line[:0]
+	for _, p := range r.parts {
+		r.line = append(r.line, p...)
+	}
+	r.line = append(r.line, tail...)
+	clear(r.parts)
+	r.parts, r.partLen = r.parts[:0], 0
+	return r.line
+}
+
+// appendBounded appends b to data, doubling its capacity when it must grow
+// but never past limit (the caller checked that data and b fit): append's
+// own growth of 1.25x at large sizes would allocate several times the
+// limit over an event that reaches it.
+func appendBounded(data, b []byte, limit int) []byte {
+	if n := len(data) + len(b); n > cap(data) {
+		grown := make([]byte, len(data), min(max(2*cap(data), n, 512), max(limit, n)))
+		copy(grown, data)
+		data = grown
+	}
+	return append(data, b...)
+}
+
+var newline = []byte{'\n'}

@@ -73,8 +73,10 @@ type Config struct {
 	// MaxResponseBytes limits the text, reasoning (with signatures) and tool
 	// input one response may accumulate; past it the call fails with a
 	// *runlet.ProviderError wrapping runlet.ErrResponseTooLarge. A
-	// non-streamed body may be twice as large (JSON escaping). Zero means
-	// 64 MiB.
+	// non-streamed body may be twice as large (JSON escaping), one stream
+	// event as large; both are counted after decompression (gzip), and a
+	// body or event that goes on past its bound is refused having cost
+	// about that bound in memory. Zero means 64 MiB.
 	MaxResponseBytes int64
 	// Name labels errors and the reasoning state this adapter produces
 	// (runlet.ReasoningPart.Provider). Empty means "anthropic". Two adapters

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"net/http"
@@ -126,7 +125,7 @@ func isEventStream(h http.Header) bool {
 // finally for StreamDone. A consumer that stops (emit returns false) ends
 // it without error.
 func (m *Messages) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
-	r := sse.NewReader(resp.Body)
+	r := httpc.NewSSEReader(resp.Body, m.cfg.limit)
 	defer r.Release()
 	d := newDecoder(m.cfg.name, m.cfg.limit)
 	for {
@@ -139,7 +138,7 @@ func (m *Messages) readStream(ctx context.Context, resp *http.Response, emit fun
 				return d.incomplete(nil)
 			}
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				return &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+				return httpc.EventTooLarge(m.cfg.name, httpc.RequestID(resp.Header), m.cfg.limit, err)
 			}
 			return d.incomplete(err)
 		}

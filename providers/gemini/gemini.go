@@ -117,7 +117,7 @@ func (m *Model) newAssembler() assembler {
 // prompt). A consumer that stops (emit returns false) ends it without
 // error.
 func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(runlet.StreamEvent) bool) error {
-	r := sse.NewReader(resp.Body)
+	r := httpc.NewSSEReader(resp.Body, m.cfg.limit)
 	defer r.Release()
 	a := m.newAssembler()
 	stopped := false
@@ -135,7 +135,7 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 				return ctx.Err()
 			}
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				return &runlet.ProviderError{Provider: m.cfg.name, Message: "stream event too large", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+				return httpc.EventTooLarge(m.cfg.name, httpc.RequestID(resp.Header), m.cfg.limit, err)
 			}
 			if !errors.Is(err, io.EOF) || !a.finished {
 				if errors.Is(err, io.EOF) {

@@ -248,7 +248,7 @@ func (m *ChatCompletions) readStream(ctx context.Context, resp *http.Response, b
 
 	d := newChatDecoder(m.r.name, b.thinkTags, m.r.limit)
 	d.requestID = httpc.RequestID(resp.Header)
-	rd := sse.NewReader(resp.Body)
+	rd := httpc.NewSSEReader(resp.Body, m.r.limit)
 	defer rd.Release()
 	for {
 		ev, err := rd.Next()
@@ -296,8 +296,7 @@ func (m *ChatCompletions) readStream(ctx context.Context, resp *http.Response, b
 // readError wraps a failure to read the stream.
 func (d *chatDecoder) readError(err error) error {
 	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &runlet.ProviderError{Provider: d.provider, Message: "stream event too large", RequestID: d.requestID,
-			Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+		return httpc.EventTooLarge(d.provider, d.requestID, d.size.Limit(), err)
 	}
 	return &runlet.ProviderError{Provider: d.provider, Message: "stream interrupted", Retryable: true, RequestID: d.requestID,
 		Err: fmt.Errorf("%w: %w", runlet.ErrStreamIncomplete, err)}

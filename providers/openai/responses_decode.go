@@ -45,7 +45,7 @@ type respDecoder struct {
 }
 
 func newRespDecoder(provider string, body io.Reader, limit int64) *respDecoder {
-	return &respDecoder{provider: provider, r: sse.NewReader(body), a: respAssembler{provider: provider}, size: httpc.NewBudget(provider, limit)}
+	return &respDecoder{provider: provider, r: httpc.NewSSEReader(body, limit), a: respAssembler{provider: provider}, size: httpc.NewBudget(provider, limit)}
 }
 
 var respDoneSentinel = []byte("[DONE]")
@@ -192,8 +192,7 @@ func (d *respDecoder) incomplete(cause error) error {
 		Err:       runlet.ErrStreamIncomplete,
 	}
 	if errors.Is(cause, sse.ErrEventTooLarge) {
-		return &runlet.ProviderError{Provider: d.provider, Message: "stream event too large", RequestID: d.requestID,
-			Err: fmt.Errorf("%w: %w", ErrMalformedStream, cause)}
+		return httpc.EventTooLarge(d.provider, d.requestID, d.size.Limit(), cause)
 	}
 	if cause != nil && !errors.Is(cause, io.EOF) {
 		e.Message = "stream broken before response.completed"
