@@ -110,11 +110,6 @@ func (c *ServerConfig) transport() sdkmcp.Transport {
 	return &sdkmcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc}
 }
 
-// maxHTTPBody bounds a JSON response of a URL server, counted after
-// decompression, as the SDK bounds one event of an event stream (16 MiB)
-// and a stdio message; the SDK reads such a body whole.
-var maxHTTPBody int64 = 16 << 20
-
 // OptOut names, in errors, how a user allows credentials over plain HTTP.
 const OptOut = "ServerConfig.AllowInsecureHTTP (allow_insecure_http in a config file's mcp_servers entry)"
 
@@ -122,7 +117,7 @@ const OptOut = "ServerConfig.AllowInsecureHTTP (allow_insecure_http in a config 
 // credential query parameters) with the server's origin; see
 // internal/safehttp.
 func (c *ServerConfig) policy() *safehttp.Policy {
-	p := &safehttp.Policy{AllowInsecureHTTP: c.AllowInsecureHTTP, OptOut: OptOut, MaxBody: maxHTTPBody}
+	p := &safehttp.Policy{AllowInsecureHTTP: c.AllowInsecureHTTP, OptOut: OptOut}
 	if u, err := url.Parse(c.URL); err == nil && len(c.Headers) > 0 {
 		p.Origin, p.Header = u, make(http.Header, len(c.Headers))
 		for k, v := range c.Headers {

@@ -1,15 +1,12 @@
 package mcp
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -176,56 +173,6 @@ func TestPlainHTTPRefusesCredentials(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), testKey) || strings.Contains(err.Error(), testSecret) {
 				t.Errorf("error %q holds the credential", err)
-			}
-		})
-	}
-}
-
-// TestHTTPResponseBounded: a URL server whose JSON response never ends,
-// plain or gzipped (counted decompressed), fails Connect after the client
-// read about maxHTTPBody bytes, not the whole body (before: read whole;
-// the fake server stops at 48 MiB so a regression fails, not the machine).
-func TestHTTPResponseBounded(t *testing.T) {
-	defer func(old int64) { maxHTTPBody = old }(maxHTTPBody)
-	maxHTTPBody = 1 << 20
-	const guard = 48 << 20
-	plain := append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"x":"`), bytes.Repeat([]byte("a"), guard)...)
-	var zipped bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&zipped, gzip.BestCompression)
-	_, _ = zw.Write(plain)
-	_ = zw.Close()
-	for _, zip := range []bool{false, true} {
-		t.Run(fmt.Sprintf("gzip=%v", zip), func(t *testing.T) {
-			body := plain
-			if zip {
-				body = zipped.Bytes()
-			}
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				if zip {
-					w.Header().Set("Content-Encoding", "gzip")
-				}
-				for rest := body; len(rest) > 0; {
-					n := min(len(rest), 32<<10)
-					if _, err := w.Write(rest[:n]); err != nil {
-						return
-					}
-					rest = rest[n:]
-				}
-			}))
-			defer srv.Close()
-			runtime.GC()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			_, err := Connect(connectCtx(t), ServerConfig{URL: srv.URL}, WithRetry(1, 0))
-			runtime.ReadMemStats(&after)
-			cost := after.TotalAlloc - before.TotalAlloc
-			t.Logf("allocated %.1f MiB", float64(cost)/(1<<20))
-			if err == nil {
-				t.Fatal("Connect succeeded")
-			}
-			if cost > 8<<20 {
-				t.Errorf("allocated %d bytes for a response bounded at 1 MiB", cost)
 			}
 		})
 	}

@@ -15,8 +15,6 @@
 //     127.0.0.0/8, ::1 or localhost is refused unless the policy allows
 //     it, and so is a redirect that would take a request with a
 //     credential there.
-//   - A response body is read within a byte limit (see LimitBody), counted
-//     after decompression.
 //
 // Same-origin redirects keep their credentials. A 307 or 308 redirect
 // re-sends the request body (the prompt, never a key) to wherever the
@@ -25,8 +23,6 @@ package safehttp
 
 import (
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -56,16 +52,7 @@ type Policy struct {
 	// OptOut says how a user sets AllowInsecureHTTP, for the error:
 	// "Config.AllowInsecureHTTP (allow_insecure_http in a config file)".
 	OptOut string
-	// MaxBody, when positive, bounds the body of every response that is
-	// not an event stream, counted after decompression: reading past it
-	// fails with ErrBodyTooLarge. (An event stream is bounded per event by
-	// its reader.)
-	MaxBody int64
 }
-
-// ErrBodyTooLarge is the error of reading a response body past
-// Policy.MaxBody.
-var ErrBodyTooLarge = errors.New("response body too large")
 
 // InsecureError is the error of a request refused because it would carry
 // a credential in clear text to a host that is not loopback.
@@ -98,7 +85,7 @@ func (p *Policy) Client(hc *http.Client) *http.Client {
 		*c = *hc
 	}
 	c.CheckRedirect = p.checkRedirect(c.CheckRedirect)
-	if (p.Origin != nil && len(p.Header) > 0) || p.MaxBody > 0 {
+	if p.Origin != nil && len(p.Header) > 0 {
 		c.Transport = &transport{base: c.Transport, p: p}
 	}
 	return c
@@ -273,8 +260,7 @@ func RedactURL(u *url.URL) string {
 	return c.String()
 }
 
-// transport adds the policy's Header to requests to its Origin, and
-// bounds response bodies by its MaxBody.
+// transport adds the policy's Header to requests to its Origin.
 type transport struct {
 	base http.RoundTripper
 	p    *Policy
@@ -285,47 +271,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if t.p.Origin != nil && len(t.p.Header) > 0 && OriginOf(req.URL) == OriginOf(t.p.Origin) {
-		if err := t.p.Check(req); err != nil {
-			if req.Body != nil {
-				req.Body.Close()
-			}
-			return nil, err
+	if OriginOf(req.URL) != OriginOf(t.p.Origin) {
+		return base.RoundTrip(req)
+	}
+	if err := t.p.Check(req); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
 		}
-		req = req.Clone(req.Context())
-		for k, v := range t.p.Header {
-			req.Header[k] = v
-		}
+		return nil, err
 	}
-	resp, err := base.RoundTrip(req)
-	if err != nil || t.p.MaxBody <= 0 || resp.Body == nil {
-		return resp, err
+	req = req.Clone(req.Context())
+	for k, v := range t.p.Header {
+		req.Header[k] = v
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		resp.Body = &limitedBody{rc: resp.Body, left: t.p.MaxBody}
-	}
-	return resp, nil
+	return base.RoundTrip(req)
 }
-
-// limitedBody fails a read past its limit, instead of handing out more.
-type limitedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left < 0 {
-		return 0, ErrBodyTooLarge
-	}
-	if int64(len(p)) > b.left+1 {
-		p = p[:b.left+1]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	if b.left < 0 {
-		return n + int(b.left), ErrBodyTooLarge // hand out only what fits
-	}
-	return n, err
-}
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
