@@ -22,8 +22,16 @@ type Agent struct {
 	// provider-specific options; run options override them key by key.
 	Settings Settings
 	Options  map[string]any
-	// ToolChoice and OutputSchema go into every request of the agent's runs.
-	ToolChoice   ToolChoice
+	// ToolChoice goes into the agent's requests until the agent has called
+	// a tool in the run. After that turn, a forced choice
+	// (ToolChoiceRequired or ToolChoiceTool) goes back to ToolChoiceAuto,
+	// so that the model can answer rather than call tools until MaxTurns;
+	// an agent handed the conversation (see Handoff) starts forced again.
+	// KeepToolChoice sends ToolChoice in every request instead: a run that
+	// keeps forcing ends only at a limit or a tool that stops it.
+	ToolChoice     ToolChoice
+	KeepToolChoice bool
+	// OutputSchema goes into every request of the agent's runs.
 	OutputSchema *OutputSchema
 	// Handoffs are the agents this one may hand the conversation to (see
 	// Handoff).

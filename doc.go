@@ -53,7 +53,10 @@
 // workers, however many calls the model asks for) and their results are
 // appended in the model's order. An unknown tool, malformed or invalid
 // arguments, a returned error, a panic or a timeout each become an is-error
-// tool result the model can act on; the run goes on.
+// tool result the model can act on; the run goes on. A forced tool choice
+// (Agent.ToolChoice required or a named tool) holds until the agent has
+// called a tool: the next request asks with ToolChoiceAuto, so the run can
+// end (Agent.KeepToolChoice keeps forcing).
 //
 // Every run ends with exactly one terminal event: *RunFinished,
 // *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a

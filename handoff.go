@@ -76,7 +76,7 @@ func (r *run) handOff() bool {
 	if r.watched {
 		r.emit(&HandoffOccurred{From: r.agent.Name, To: h.Agent.Name})
 	}
-	r.agent = h.Agent
+	r.agent, r.calledTools = h.Agent, false
 	r.info.mu.Lock()
 	r.info.Agent = h.Agent.Name
 	r.info.mu.Unlock()

@@ -63,6 +63,9 @@ type run struct {
 	toolIndex map[string]int
 	// toolsLoaded says tools are current for the next model call.
 	toolsLoaded bool
+	// calledTools says the current agent has called a tool in the run,
+	// which ends a forced tool choice (see Agent.ToolChoice).
+	calledTools bool
 
 	history    []Message   // before this run
 	sessionLen int         // session messages the run started after
@@ -304,6 +307,7 @@ func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
 		return false
 	}
 	r.ledger.addTools(len(calls))
+	r.calledTools = true
 	parts := make([]Part, len(results))
 	for i, res := range results {
 		parts[i] = res

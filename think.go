@@ -143,7 +143,7 @@ func (r *run) buildRequest() *ModelRequest {
 		Instructions: a.Instructions,
 		Messages:     req.Messages,
 		Tools:        r.specs,
-		ToolChoice:   a.ToolChoice,
+		ToolChoice:   r.toolChoice(),
 		OutputSchema: a.OutputSchema,
 		Settings:     r.settings,
 		Options:      r.options,
@@ -152,6 +152,17 @@ func (r *run) buildRequest() *ModelRequest {
 		r.out.shapeRequest(req)
 	}
 	return req
+}
+
+// toolChoice is the agent's ToolChoice for the next request: a forced
+// choice gives way to auto once the agent has called a tool in the run,
+// unless the agent keeps it (see Agent.KeepToolChoice).
+func (r *run) toolChoice() ToolChoice {
+	tc := r.agent.ToolChoice
+	if r.calledTools && !r.agent.KeepToolChoice && (tc.Mode == ToolChoiceRequired || tc.Mode == ToolChoiceTool) {
+		return ToolChoice{Mode: ToolChoiceAuto}
+	}
+	return tc
 }
 
 // A request and room for its messages, in one allocation (and one size

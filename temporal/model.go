@@ -42,6 +42,14 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		a.Model = m
 		agent = &a
 	}
+	// The activity's run is one turn, so it cannot see the calls of the
+	// turns before: a forced choice ends here, as in Runlet's loop.
+	if forced := agent.ToolChoice.Mode; in.ToolsCalled && !agent.KeepToolChoice &&
+		(forced == runlet.ToolChoiceRequired || forced == runlet.ToolChoiceTool) {
+		a := *agent
+		a.ToolChoice = runlet.ToolChoice{Mode: runlet.ToolChoiceAuto}
+		agent = &a
+	}
 	hooks := make([]runlet.Hooks, 0, len(d.cfg.Hooks)+2)
 	for _, h := range d.cfg.Hooks {
 		if h.BeforeModelCall != nil || h.AfterModelCall != nil {

@@ -68,6 +68,9 @@ type ModelInput struct {
 	Messages  []runlet.Message `json:"messages"`
 	Settings  runlet.Settings  `json:"settings,omitzero"`
 	Options   map[string]any   `json:"options,omitempty"`
+	// ToolsCalled says the run has called tools, so a forced tool choice
+	// of the agent gives way to auto (see runlet.Agent.ToolChoice).
+	ToolsCalled bool `json:"tools_called,omitempty"`
 }
 
 // ModelOutput is the model activity's result: the assistant's message and

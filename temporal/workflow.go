@@ -170,7 +170,7 @@ func (r *wfRun) think() (*ModelOutput, error) {
 	var out ModelOutput
 	err := workflow.ExecuteActivity(actx, ModelActivityName, ModelInput{
 		Agent: r.in.Agent, Model: r.in.Model, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn,
-		Messages: msgs, Settings: r.in.Settings, Options: r.in.Options,
+		Messages: msgs, Settings: r.in.Settings, Options: r.in.Options, ToolsCalled: r.toolCalls > 0,
 	}).Get(r.ctx, &out)
 	if err != nil {
 		return nil, err

@@ -381,3 +381,35 @@ func TestFailedRunEvent(t *testing.T) {
 		t.Fatalf("last event %T %+v", evs[len(evs)-1], evs[len(evs)-1])
 	}
 }
+
+// A forced tool choice ends once the run has called a tool, as in Runlet's
+// loop: the next model activity asks with auto and the run ends with the
+// answer; KeepToolChoice keeps forcing until max turns.
+func TestForcedToolChoiceEnds(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		var c counter
+		model := &runlettest.Model{Func: func(_ context.Context, req *runlet.ModelRequest) runlettest.Reply {
+			if req.ToolChoice.Mode == runlet.ToolChoiceRequired {
+				return runlettest.ToolCallReply(runlettest.Call("", "get_weather", `{"city":"Rome"}`))
+			}
+			return runlettest.TextReply("Sunny.")
+		}}
+		agent := &runlet.Agent{Name: "a", Model: model, Tools: []runlet.Tool{weatherTool(&c)},
+			ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceRequired}, KeepToolChoice: keep}
+		e := env(t, mustNew(t, Config{Agents: []*runlet.Agent{agent}}))
+		e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "weather?", MaxTurns: 3})
+		if keep {
+			if _, fd := failure(t, e.GetWorkflowError()); fd.Policy != "max_turns" || c.get("Rome") != 3 {
+				t.Fatalf("kept: policy %q, %d calls", fd.Policy, c.get("Rome"))
+			}
+			continue
+		}
+		var res runlet.Result
+		if err := e.GetWorkflowResult(&res); err != nil || res.Output != "Sunny." || c.get("Rome") != 1 {
+			t.Fatalf("output %q err %v, %d calls", res.Output, err, c.get("Rome"))
+		}
+		if reqs := model.Requests(); len(reqs) != 2 || reqs[1].ToolChoice.Mode != runlet.ToolChoiceAuto {
+			t.Fatalf("%d requests", len(reqs))
+		}
+	}
+}
