@@ -32,10 +32,7 @@ type handoffTool struct {
 }
 
 func newHandoffTool(h *Handoff) *handoffTool {
-	name := "transfer_to_" + toolNameFor(h.Agent.Name)
-	if len(name) > 64 {
-		name = name[:64]
-	}
+	name := handoffName(h.Agent)
 	desc := h.Description
 	if desc == "" {
 		desc = "Hand the conversation to the " + h.Agent.Name + " agent."
@@ -47,6 +44,18 @@ func newHandoffTool(h *Handoff) *handoffTool {
 }
 
 func (t *handoffTool) Spec() ToolSpec { return t.spec }
+
+// handoffPrefix begins the name of every handoff tool.
+const handoffPrefix = "transfer_to_"
+
+// handoffName is the name of the tool that hands over to a.
+func handoffName(a *Agent) string {
+	name := handoffPrefix + toolNameFor(a.Name)
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
+}
 
 // Call only says what a run does when the model calls the tool.
 func (t *handoffTool) Call(context.Context, json.RawMessage) (string, error) {

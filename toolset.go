@@ -3,6 +3,7 @@ package runlet
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // Toolset is a group of tools that may change while runs go on, such as the
@@ -13,6 +14,15 @@ import (
 //
 // Tools is called on the run's goroutine and should return quickly, from a
 // cache when nothing changed. An error fails the run.
+//
+// A toolset's tool never fails a run by its name: one whose name is empty
+// or already taken is left out of that model call's tools. Names are taken
+// in this order: the agent's own Tools and its handoffs first, then each
+// toolset's tools in the order of Agent.Toolsets and of its list. So a
+// server that adds a tool named like one of the agent's own cannot replace
+// it, nor stop the agent's runs. (Two of the agent's own Tools, or a tool
+// and a handoff, with the same name are a mistake in the program, and do
+// fail the run.)
 type Toolset interface {
 	Tools(ctx context.Context) ([]Tool, error)
 }
@@ -126,6 +136,11 @@ func (r *run) loadTools() error {
 			return fmt.Errorf("runlet: agent %q: toolset %d: %w", a.Name, i, err)
 		}
 		for j, t := range tools {
+			if t != nil {
+				if name := t.Spec().Name; name == "" || r.toolAt(name) >= 0 || handoffNamed(a.Handoffs, name) {
+					continue // taken: left out (see Toolset)
+				}
+			}
 			if err := r.addTool(t, toolFrom{'s', i, j}, true); err != nil {
 				return err
 			}
@@ -142,4 +157,17 @@ func (r *run) loadTools() error {
 	}
 	r.toolsLoaded = true
 	return nil
+}
+
+// handoffNamed reports whether one of hs is offered as a tool named name.
+func handoffNamed(hs []Handoff, name string) bool {
+	if !strings.HasPrefix(name, handoffPrefix) {
+		return false
+	}
+	for i := range hs {
+		if hs[i].Agent != nil && handoffName(hs[i].Agent) == name {
+			return true
+		}
+	}
+	return false
 }

@@ -2,11 +2,14 @@ package runlet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/runlettest"
@@ -83,9 +86,8 @@ func TestToolsetChangesBetweenModelCalls(t *testing.T) {
 func TestToolsetErrorsFailTheRun(t *testing.T) {
 	boom := errors.New("server unreachable")
 	for name, agent := range map[string]*runlet.Agent{
-		"error":     {Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{nil}, err: boom}}},
-		"nil set":   {Toolsets: []runlet.Toolset{nil}},
-		"duplicate": {Tools: []runlet.Tool{echoTool("a")}, Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{{echoTool("a")}}}}},
+		"error":   {Toolsets: []runlet.Toolset{&listTools{lists: [][]runlet.Tool{nil}, err: boom}}},
+		"nil set": {Toolsets: []runlet.Toolset{nil}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			agent.Model = runlettest.NewModel(runlettest.TextReply("never"))
@@ -142,5 +144,53 @@ func TestManyTools(t *testing.T) {
 		if _, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Tools: withDup}, "go"); err == nil || !strings.Contains(err.Error(), "duplicate") {
 			t.Fatalf("duplicate t%02d: %v", dup, err)
 		}
+	}
+}
+
+// sayTool is a tool named name whose call returns out.
+type sayTool struct{ name, out string }
+
+func (t sayTool) Spec() runlet.ToolSpec {
+	return runlet.ToolSpec{Name: t.name, Description: "Says something.", InputSchema: &jsonschema.Schema{Type: "object"}}
+}
+
+func (t sayTool) Call(context.Context, json.RawMessage) (string, error) { return t.out, nil }
+
+// A toolset's tool whose name is empty or taken (by the agent's own tool,
+// a handoff, an earlier toolset's tool or an earlier tool of the same
+// list) is left out, and the run goes on: a server cannot replace a local
+// tool, nor fail every run by naming a tool like one.
+func TestToolsetNameTaken(t *testing.T) {
+	billing := &runlet.Agent{Name: "billing", Model: runlettest.NewModel(runlettest.TextReply("never"))}
+	first := &listTools{lists: [][]runlet.Tool{{
+		sayTool{"search", "first's search"}, sayTool{"x", "first's x"}, sayTool{"x", "first's other x"}, sayTool{"", "nameless"},
+	}}}
+	second := &listTools{lists: [][]runlet.Tool{{
+		sayTool{"search", "second's search"}, sayTool{"transfer_to_billing", "second's transfer"},
+		sayTool{"local", "second's local"}, sayTool{"y", "second's y"},
+	}}}
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("1", "local", `{}`), runlettest.Call("2", "search", `{}`), runlettest.Call("3", "x", `{}`)),
+		runlettest.TextReply("done"),
+	)
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{sayTool{"local", "mine"}},
+		Handoffs: []runlet.Handoff{{Agent: billing}}, Toolsets: []runlet.Toolset{first, second}}
+	res, err := runlet.NewRuntime().Run(context.Background(), agent, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := specNames(model.Requests()[0].Tools); got != "local,search,x,y,transfer_to_billing" {
+		t.Errorf("tools = %s", got)
+	}
+	var out []string
+	for _, m := range res.Messages {
+		for _, p := range m.Parts {
+			if r, ok := p.(runlet.ToolResultPart); ok {
+				out = append(out, r.Content)
+			}
+		}
+	}
+	if got := strings.Join(out, "|"); got != "mine|first's search|first's x" {
+		t.Errorf("results = %s", got)
 	}
 }
