@@ -102,30 +102,19 @@ func nameCalls(resp *ModelResponse, turn int) {
 	if len(parts) > 16 {
 		seen = make(map[string]bool, len(parts))
 	}
-	used := func(i int, id string) bool {
-		if seen != nil {
-			return seen[id]
-		}
-		for _, p := range parts[:i] {
-			if c, ok := p.(ToolCallPart); ok && c.ID == id {
-				return true
-			}
-		}
-		return false
-	}
 	cloned := false
 	for i, p := range parts {
 		c, ok := p.(ToolCallPart)
 		if !ok {
 			continue
 		}
-		if c.ID == "" || used(i, c.ID) {
+		if c.ID == "" || idUsed(parts[:i], seen, c.ID) {
 			if !cloned { // the parts may be shared with the model
 				parts, cloned = slices.Clone(parts), true
 				resp.Message.Parts = parts
 			}
 			c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
-			for used(i, c.ID) {
+			for idUsed(parts[:i], seen, c.ID) {
 				c.ID += "_"
 			}
 			parts[i] = c
@@ -134,6 +123,20 @@ func nameCalls(resp *ModelResponse, turn int) {
 			seen[c.ID] = true
 		}
 	}
+}
+
+// idUsed reports whether a call in before has the ID id: from seen when
+// the caller keeps it, else by a scan.
+func idUsed(before []Part, seen map[string]bool, id string) bool {
+	if seen != nil {
+		return seen[id]
+	}
+	for _, p := range before {
+		if c, ok := p.(ToolCallPart); ok && c.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) buildRequest() *ModelRequest {

@@ -64,6 +64,15 @@
 // Runtime.Resume (see Decide). The runlet.pending query lists the calls
 // (Pending); RunInput.ApprovalTimeout bounds the wait.
 //
+// The rule is Runtime.Resume's: a call that needs approval runs only with
+// an approving decision for its ID delivered by the update. The update's
+// validator refuses, changing nothing, decisions while the run is not
+// waiting, for a call that is not pending, two for one call, none for a
+// pending call, and edited arguments that are not JSON; the pending calls
+// are the workflow's own state, rebuilt from its history, not input. Calls
+// a model gave the same ID (or none) get one unique in the run, so each
+// decision names one call.
+//
 // # Visibility
 //
 // Config.Observers receive Runlet's events on the worker: model and tool

@@ -104,18 +104,38 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 	}, nil
 }
 
-// nameCalls gives tool calls without an ID one unique in the run.
+// nameCalls gives tool calls without an ID (some servers send none), or
+// with the ID of an earlier call of the same message, one unique in the
+// run, so that each result, and each decision, names one call (as
+// Runlet's loop does).
 func nameCalls(resp *runlet.ModelResponse, turn int) {
+	parts := resp.Message.Parts
 	cloned := false
-	for i, p := range resp.Message.Parts {
-		if c, ok := p.(runlet.ToolCallPart); ok && c.ID == "" {
-			if !cloned { // the model may share its parts
-				resp.Message.Parts, cloned = slices.Clone(resp.Message.Parts), true
-			}
-			c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
-			resp.Message.Parts[i] = c
+	for i, p := range parts {
+		c, ok := p.(runlet.ToolCallPart)
+		if !ok || c.ID != "" && !idUsed(parts[:i], c.ID) {
+			continue
+		}
+		if !cloned { // the model may share its parts
+			parts, cloned = slices.Clone(parts), true
+			resp.Message.Parts = parts
+		}
+		c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
+		for idUsed(parts[:i], c.ID) {
+			c.ID += "_"
+		}
+		parts[i] = c
+	}
+}
+
+// idUsed reports whether a call in before has the ID id.
+func idUsed(before []runlet.Part, id string) bool {
+	for _, p := range before {
+		if c, ok := p.(runlet.ToolCallPart); ok && c.ID == id {
+			return true
 		}
 	}
+	return false
 }
 
 // activityError turns a run's error into the activity's: a policy or a

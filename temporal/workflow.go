@@ -3,6 +3,7 @@ package temporal
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -90,7 +91,12 @@ func (r *wfRun) handlers() error {
 		}})
 }
 
-// checkDecisions requires exactly one decision per pending call.
+// checkDecisions requires exactly one decision per pending call, and
+// edited arguments that are JSON. The update's validator applies it, so a
+// decision that is refused changes nothing: a call that needs approval
+// runs only with an approving decision for its ID delivered by the
+// update, never for a call that is not pending (the run's own history
+// says which are).
 func checkDecisions(pending []runlet.ToolCallPart, ds []runlet.Decision) error {
 	seen := make(map[string]bool, len(ds))
 	for _, d := range ds {
@@ -99,6 +105,9 @@ func checkDecisions(pending []runlet.ToolCallPart, ds []runlet.Decision) error {
 		}
 		if seen[d.CallID] {
 			return fmt.Errorf("runlet/temporal: two decisions for call %q", d.CallID)
+		}
+		if d.Approve && len(d.Arguments) > 0 && !json.Valid(d.Arguments) {
+			return fmt.Errorf("runlet/temporal: edited arguments for call %q are not valid JSON", d.CallID)
 		}
 		seen[d.CallID] = true
 	}
