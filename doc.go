@@ -118,7 +118,9 @@
 // pending calls. Runtime.Resume, in any process sharing the store, claims
 // the checkpoint atomically (exactly one of concurrent resumes proceeds, and
 // wrong decisions fail before anything is claimed), runs the approved calls
-// and continues. It is the same run: it keeps the settings, options, limits
+// and continues. A decision is for the call it names in the interrupted
+// turn only: a call of a later turn that reuses its ID waits for a decision
+// of its own. It is the same run: it keeps the settings, options, limits
 // and max turns it started with, and its usage, request and tool-call counts
 // and turn number go on from where they were. A resuming process that dies after the claim loses the
 // decisions and the checkpoint: the approved calls ran at most once, and the

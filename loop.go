@@ -179,6 +179,10 @@ func (r *run) drive(parent context.Context) {
 				return
 			}
 			calls, results = nil, nil
+			// Decisions and nested checkpoints were for the resumed turn's
+			// calls: a later call reusing one's ID (the model chooses IDs)
+			// needs a decision of its own.
+			r.approved, r.rejected, r.nested, r.nestedDec = nil, nil, nil, nil
 		}
 		resp, ok := r.think()
 		if !ok {
