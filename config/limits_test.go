@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/runlet/runlet/config"
 )
 
@@ -213,5 +215,25 @@ func TestFileSizeLimit(t *testing.T) {
 	}
 	if _, err := (&config.Loader{MaxBytes: 10}).Decode("x.yaml", []byte(small)); err == nil || !strings.HasPrefix(err.Error(), "x.yaml: ") {
 		t.Errorf("Decode of data over MaxBytes: %v", err)
+	}
+}
+
+// What yaml.v3 guards itself, and why the config must count: decoding an
+// alias bomb into Go values fails ("excessive aliasing"), but decoding it
+// into a yaml.Node, as the config does to report lines and columns,
+// succeeds at once and leaves a graph whose walk, following aliases, is a
+// billion values long.
+func TestYAMLv3GuardsOnlyGoValues(t *testing.T) {
+	bomb := []byte(laughs("", 9, false))
+	var v any
+	if err := yaml.Unmarshal(bomb, &v); err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Errorf("into any: %v", err)
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal(bomb, &n); err != nil {
+		t.Errorf("into yaml.Node: %v", err)
+	}
+	if l9 := n.Content[0].Content[19]; l9.Kind != yaml.SequenceNode || l9.Content[0].Kind != yaml.AliasNode {
+		t.Errorf("l9 = %+v", l9)
 	}
 }
