@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // run is one execution of the state machine. Run, Stream, Resume and
@@ -98,6 +99,9 @@ type run struct {
 	// used again once a tool was abandoned
 	wait     toolWait
 	waitLost bool
+	// tools abandoned after their timeout that have not returned yet (see
+	// callTool); at the bound, calls are answered without running
+	abandoned atomic.Int32
 
 	ownSink   sink
 	ownLedger ledger

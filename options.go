@@ -123,7 +123,10 @@ func WithMaxTurns(n int) SharedOption {
 // WithToolTimeout bounds each tool call, for a Runtime, a run or one tool
 // (the most specific wins). A timed-out call becomes an is-error result; the tool's context is cancelled, and a tool that does not
 // return within 100 ms of that is abandoned (its goroutine ends whenever the
-// tool does).
+// tool does). While as many abandoned tools of a run as WithToolConcurrency
+// allows have not returned, the run starts no more calls: each gets an
+// is-error result saying so, and a model cannot pile up one goroutine per
+// call of a tool that ignores its context.
 func WithToolTimeout(d time.Duration) ToolLimitOption {
 	return toolLimitOption{
 		scope: func(s *scope) { s.toolTimeout = d },

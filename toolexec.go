@@ -196,9 +196,12 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 		// goroutine, to abandon one that ignores its context).
 		i := idx[0]
 		var o toolOutcome
-		if r.ctx.Err() != nil {
+		switch {
+		case r.ctx.Err() != nil:
 			o = toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
-		} else {
+		case r.tooManyAbandoned():
+			o = toolOutcome{i: i, content: tooManyAbandoned, kind: ToolFailed}
+		default:
 			o = r.callTool(calls[i], i, &invokes[0], true)
 		}
 		var hookFailed bool
@@ -239,15 +242,28 @@ func (p *toolPool) work() {
 			return
 		}
 		i := p.idx[k]
-		if p.r.ctx.Err() != nil {
+		switch {
+		case p.r.ctx.Err() != nil:
 			p.done <- toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
-			continue
+		case p.r.tooManyAbandoned():
+			p.done <- toolOutcome{i: i, content: tooManyAbandoned, kind: ToolFailed}
+		default:
+			p.done <- p.r.callTool(p.calls[i], i, &p.invokes[k], false)
 		}
-		p.done <- p.r.callTool(p.calls[i], i, &p.invokes[k], false)
 	}
 }
 
 const canceledBeforeRun = "Error: the run was cancelled before the tool ran."
+
+const tooManyAbandoned = "Error: not run: earlier calls of this run still run after their timeout. Call fewer tools, or try again later."
+
+// tooManyAbandoned reports whether as many tools of this run as
+// WithToolConcurrency were abandoned after their timeout and still run: a
+// tool that ignores its context would otherwise keep one goroutine for
+// each call a model asks for.
+func (r *run) tooManyAbandoned() bool {
+	return int(r.abandoned.Load()) >= r.rt.toolConcurrency
+}
 
 // collect takes one finished call's outcome: its result, the AfterToolCall
 // hooks, tool.finished. After a hook failed (*hookFailed) or the run was
@@ -384,7 +400,16 @@ type toolWait struct {
 	done chan struct{} // signalled once s and err are set
 	s    string
 	err  error
+	// state goes from waitRunning to waitReturned (the tool's goroutine)
+	// or waitAbandoned (callTool), whichever is first
+	state atomic.Int32
 }
+
+const (
+	waitRunning int32 = iota
+	waitReturned
+	waitAbandoned
+)
 
 // callTool runs one checked call (solo: the turn's only one, on the run
 // goroutine) and turns every failure into a message the model can act on.
@@ -420,16 +445,19 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 	if w.done == nil {
 		w.done = make(chan struct{}, 1) // buffered: a late tool never blocks
 	}
+	w.state.Store(waitRunning)
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
 				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), inv.maxOutput), "stack", string(debug.Stack()))
 				w.s, w.err = "", &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}
-				w.done <- struct{}{}
 			}
+			if !w.state.CompareAndSwap(waitRunning, waitReturned) {
+				r.abandoned.Add(-1) // abandoned, and now returned
+			}
+			w.done <- struct{}{}
 		}()
 		w.s, w.err = inv.call(ctx, r, c.ID)
-		w.done <- struct{}{}
 	}()
 	var res toolWait
 	select {
@@ -441,6 +469,12 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 		case <-w.done:
 			res.s, res.err = w.s, w.err
 		case <-time.After(toolGrace):
+			if !w.state.CompareAndSwap(waitRunning, waitAbandoned) {
+				<-w.done // it returned meanwhile: its result is set
+				res.s, res.err = w.s, w.err
+				break
+			}
+			r.abandoned.Add(1)
 			res.err = ctx.Err()
 			if w == &r.wait {
 				r.waitLost = true

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/runlettest"
@@ -125,5 +126,48 @@ func TestToolCallLimitRefusesLargeTurnBeforeRunning(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "100 tool calls") {
 		t.Fatalf("err = %v, want the limit named", err)
+	}
+}
+
+// A tool that ignores its context is abandoned after its timeout, and its
+// goroutine lives on until it returns: a run stops starting calls once as
+// many as WithToolConcurrency are abandoned and still running, so a model
+// asking for hundreds of calls of it cannot pile up a goroutine each.
+func TestAbandonedToolsAreBounded(t *testing.T) {
+	const n, conc = 200, 4
+	release := make(chan struct{})
+	var started atomic.Int64
+	stuck := runlet.NewTool("stuck", "ignores its context", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		started.Add(1)
+		<-release
+		return "late", nil
+	}, runlet.WithToolTimeout(time.Millisecond))
+	defer close(release) // before goleak looks, in TestMain
+	model := runlettest.NewModel(runlettest.ToolCallReply(manyCalls(n, "stuck")...), runlettest.TextReply("done"))
+	agent := &runlet.Agent{Model: model, Tools: []runlet.Tool{stuck}}
+	res, err := runlet.NewRuntime(runlet.WithToolConcurrency(conc), runlet.WithLogger(discardLogger())).Run(context.Background(), agent, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A worker may start a call while another's is being abandoned.
+	if got := started.Load(); got > 2*conc {
+		t.Fatalf("%d calls started, want at most %d", got, 2*conc)
+	}
+	var timedOut, refused int
+	for _, p := range res.Messages[2].Parts {
+		tr := p.(runlet.ToolResultPart)
+		switch {
+		case !tr.IsError:
+			t.Fatalf("result %+v", tr)
+		case strings.Contains(tr.Content, "timed out"):
+			timedOut++
+		case strings.Contains(tr.Content, "still run after their timeout"):
+			refused++
+		}
+	}
+	if timedOut != int(started.Load()) || timedOut+refused != n {
+		t.Fatalf("%d timed out, %d refused, %d started", timedOut, refused, started.Load())
 	}
 }
