@@ -43,6 +43,9 @@ func checkLevel(cp *Checkpoint, runID, at string, depth int) error {
 		return bad("agents nested more than %d deep", maxNestedDepth)
 	case cp.RunID != runID:
 		return bad("it belongs to run %q", cp.RunID)
+	case depth > 0 && cp.SessionID != "":
+		// an agent called as a tool keeps no session of its own
+		return bad("it names session %q", cp.SessionID)
 	}
 	if err := checkCounts(cp); err != "" {
 		return bad("%s", err)

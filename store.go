@@ -60,7 +60,8 @@ type Store interface {
 // is exactly one of Pending (same ID and tool name), Results (by CallID)
 // or Nested (by ID, for a call of an agent's tool made by AsTool, holding
 // a checkpoint of that agent, or of one it hands off to, consistent in
-// the same way, at most 32 levels deep); at least one call waits for a
+// the same way and naming no session, at most 32 levels deep); at least
+// one call waits for a
 // decision; RunID is the resumed run's; Agent, when set, is the resumed
 // agent or one it hands off to; counts are not negative and Committed and
 // ViewAt index Messages. Such a checkpoint can still say anything the
