@@ -33,7 +33,9 @@ func (c ServerConfig) LogValue() slog.Value { return slog.AnyValue(plainServerCo
 
 // MarshalJSON encodes c with its credentials masked, without Stderr,
 // HTTPClient and Transport.
-func (c ServerConfig) MarshalJSON() ([]byte, error) { return json.Marshal(plainServerConfig(c.masked())) }
+func (c ServerConfig) MarshalJSON() ([]byte, error) {
+	return json.Marshal(plainServerConfig(c.masked()))
+}
 
 // Format prints t as its server's name: t's fields hold the ServerConfig,
 // and fmt prints unexported fields without asking them to mask themselves.
