@@ -22,11 +22,16 @@
 package safehttp
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/runlet/runlet/internal/secret"
 )
 
 // credentialHeaders are the request headers that carry a credential in
@@ -286,3 +291,24 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return base.RoundTrip(req)
 }
+
+// plainPolicy is a Policy without methods, so its masked copy prints
+// field by field.
+type plainPolicy Policy
+
+func (p Policy) masked() plainPolicy {
+	p.Header = secret.Header(p.Header)
+	if p.Origin != nil {
+		p.Origin = &url.URL{Scheme: p.Origin.Scheme, Host: p.Origin.Host} // no user info or query
+	}
+	return plainPolicy(p)
+}
+
+// Format prints the Policy with Header's values masked, for every verb.
+func (p Policy) Format(s fmt.State, verb rune) { secret.Format(s, verb, "safehttp.Policy", p.masked()) }
+
+// LogValue is the Policy with Header's values masked.
+func (p Policy) LogValue() slog.Value { return slog.AnyValue(p.masked()) }
+
+// MarshalJSON encodes the Policy with Header's values masked.
+func (p Policy) MarshalJSON() ([]byte, error) { return json.Marshal(p.masked()) }

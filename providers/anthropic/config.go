@@ -53,7 +53,7 @@ type Config struct {
 	MaxTokens int
 	// HTTPClient sends the requests; nil means http.DefaultClient. Deadlines
 	// come from the context, so it needs no Timeout.
-	HTTPClient *http.Client
+	HTTPClient *http.Client `json:"-"`
 	// Headers are added to every request. They are treated as credentials:
 	// never in errors or printed values, dropped on a redirect to another
 	// scheme, host or port, and never sent over plain HTTP off loopback
