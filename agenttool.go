@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/runlet/runlet/internal/toolname"
 )
 
 // agentInput is the default input of an agent's tool.
@@ -145,22 +147,9 @@ func (t *agentTool) runNested(ctx context.Context, parent *run, callID string, a
 	return r.result.Output, nil
 }
 
-// toolNameFor makes an agent's name a valid tool name.
-func toolNameFor(name string) string {
-	b := []byte(name)
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	for i, c := range b {
-		if !validToolName(string(c)) {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "agent"
-	}
-	return string(b)
-}
+// toolNameFor makes an agent's name a valid tool name, as every tool name
+// of this module is made (internal/toolname).
+func toolNameFor(name string) string { return toolname.Make("", name, "agent") }
 
 // asPaused returns the checkpoint of a nested agent's interruption.
 func asPaused(err error) *Checkpoint {

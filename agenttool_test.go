@@ -409,3 +409,20 @@ func TestAgentToolOutsideARun(t *testing.T) {
 		t.Fatalf("%q %v", out, err)
 	}
 }
+
+// An agent's tool name is made as every tool name of the module is: one
+// '_' per character outside [a-zA-Z0-9_-], and a hash past 64 bytes (its
+// name used to be cut per byte, so "Müller" became "M__ller" here and
+// "M_ller" as an MCP tool).
+func TestAgentToolName(t *testing.T) {
+	for name, want := range map[string]string{
+		"Müller":                 "M_ller",
+		"research team":          "research_team",
+		strings.Repeat("x", 100): strings.Repeat("x", 55) + "_a47cb06f",
+	} {
+		a := &runlet.Agent{Name: name, Model: runlettest.NewModel(runlettest.TextReply("ok"))}
+		if got := a.AsTool().Spec().Name; got != want {
+			t.Errorf("%q as a tool: %q, want %q", name, got, want)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/runlet/runlet/internal/toolname"
 )
 
 // Handoff lets an agent hand the conversation to another agent (see
@@ -49,13 +51,7 @@ func (t *handoffTool) Spec() ToolSpec { return t.spec }
 const handoffPrefix = "transfer_to_"
 
 // handoffName is the name of the tool that hands over to a.
-func handoffName(a *Agent) string {
-	name := handoffPrefix + toolNameFor(a.Name)
-	if len(name) > 64 {
-		name = name[:64]
-	}
-	return name
-}
+func handoffName(a *Agent) string { return toolname.Make(handoffPrefix, a.Name, "agent") }
 
 // Call only says what a run does when the model calls the tool.
 func (t *handoffTool) Call(context.Context, json.RawMessage) (string, error) {

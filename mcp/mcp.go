@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"strings"
 	"time"
@@ -16,10 +15,11 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/toolname"
 )
 
 // MaxNameLen is the longest tool name Tools produces: what OpenAI accepts.
-const MaxNameLen = 64
+const MaxNameLen = toolname.MaxLen
 
 // Option configures [Tools] and [Connect].
 type Option func(*config)
@@ -412,46 +412,8 @@ func hiddenRune(r rune) bool {
 
 // toolName is the runlet name of an MCP tool: prefix plus the sanitised
 // name, at most MaxNameLen bytes (see the package doc).
-func toolName(prefix, name string) string {
-	n := prefix + sanitize(name)
-	if n == "" {
-		n = "tool"
-	}
-	if len(n) <= MaxNameLen {
-		return n
-	}
-	h := fnv.New32a()
-	h.Write([]byte(prefix))
-	h.Write([]byte{0})
-	h.Write([]byte(name))
-	return fmt.Sprintf("%s_%08x", n[:MaxNameLen-9], h.Sum32())
-}
+func toolName(prefix, name string) string { return toolname.Make(prefix, name, "tool") }
 
-// sanitize replaces every byte outside [a-zA-Z0-9_-] with '_' (one '_' per
-// rune).
-func sanitize(s string) string {
-	ok := true
-	for i := 0; i < len(s); i++ {
-		if !nameByte(s[i]) {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if r < 0x80 && nameByte(byte(r)) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
-
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
+// sanitize replaces every character outside [a-zA-Z0-9_-] with '_', as
+// every tool name of this module is made (internal/toolname).
+func sanitize(s string) string { return toolname.Sanitize(s) }
