@@ -98,8 +98,16 @@ func NewReplayer(c *Cassette, opts ...ReplayOption) *Replayer {
 }
 
 // ErrCassetteEnd is wrapped by the error a Replayer returns for a request
-// after the last recorded one.
+// after the last recorded one. That error is final (its Retryable method
+// reports false): asking again cannot find an answer the recording lacks.
 var ErrCassetteEnd = errors.New("runlettest: no more recorded interactions")
+
+// endError is a request after the last recorded one.
+type endError struct{ msg string }
+
+func (e *endError) Error() string   { return e.msg }
+func (e *endError) Unwrap() error   { return ErrCassetteEnd }
+func (e *endError) Retryable() bool { return false }
 
 // MismatchError is a request that does not match the recording.
 type MismatchError struct {
@@ -142,8 +150,8 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.mu.Lock()
 	if r.next >= len(r.cassette.Interactions) {
-		err := fmt.Errorf("%w: %s %s is request %d, the recording has %d", ErrCassetteEnd,
-			req.Method, req.URL.Path, r.next+1, len(r.cassette.Interactions))
+		err := &endError{fmt.Sprintf("%v: %s %s is request %d, the recording has %d", ErrCassetteEnd,
+			req.Method, req.URL.Path, r.next+1, len(r.cassette.Interactions))}
 		r.errs = append(r.errs, err)
 		r.mu.Unlock()
 		return nil, err

@@ -184,6 +184,11 @@ func TestReplayPastEnd(t *testing.T) {
 	if !errors.Is(err, runlettest.ErrCassetteEnd) {
 		t.Fatalf("err = %v, want ErrCassetteEnd", err)
 	}
+	// Final: an adapter does not retry a request the recording cannot answer.
+	var r interface{ Retryable() bool }
+	if !errors.As(err, &r) || r.Retryable() {
+		t.Errorf("err = %v: retryable", err)
+	}
 }
 
 // Record a real run against a fake server (with an API key), save, load,

@@ -74,6 +74,7 @@ a recorded session is replayed):
   --output-schema FILE   a JSON Schema (JSON file): the answer must be JSON
                          matching it; it is validated, asked for again when
                          it does not match, and only the JSON is printed
+                         (needs a live model: the offline replay refuses it)
 
 State:
   --session ID           keep history in session ID, stored on disk
@@ -231,6 +232,19 @@ func (f *flags) shapingFlags() []string {
 		}
 	}
 	return set
+}
+
+// offline refuses, before any call, the flags the bundled recording cannot
+// answer: it holds one plain-text answer to one question.
+func (f *flags) offline() error {
+	const live = "set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL, or pass --provider or --config"
+	switch {
+	case f.record != "":
+		return usagef("--record needs a live model: %s", live)
+	case f.outputSchema != "":
+		return usagef("--output-schema needs a live model: the offline recording answers its one question in plain text, not JSON for your schema; %s", live)
+	}
+	return nil
 }
 
 // optionsFlag collects --option key=value.

@@ -69,7 +69,9 @@ Usage:
   runlet help [command]         help for a command
 
 Without a model configured, runlet replays a recorded session (offline) and
-says so. To go live, set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY
+says so. The recording answers one question, its own: chat ends after it,
+mcp serve answers one call, and --output-schema and --record need a live
+model. To go live, set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY
 or OPENAI_BASE_URL (for Ollama: http://localhost:11434/v1), or pass --config.
 
 Examples:

@@ -20,6 +20,7 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/runlet/runlet/config"
+	"github.com/runlet/runlet/internal/demo"
 	"github.com/runlet/runlet/mcp"
 )
 
@@ -149,7 +150,8 @@ func (a *app) cmdMCP(args []string) int {
 	}
 	defer s.close(a)
 	if s.demo != nil {
-		fmt.Fprintln(a.stderr, "runlet: no model is configured, so the agent REPLAYS a recorded session (one call); see runlet help mcp")
+		fmt.Fprintf(a.stderr, "runlet: no model is configured, so the agent REPLAYS a recorded session offline: it answers ONE call,\n"+
+			"        with the recording's answer to %q whatever the prompt; later calls fail.\n        %s\n", demo.Question, demo.GoLive)
 	}
 	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: strings.Fields(versionString())[1]}, nil)
 	agentTool := mcp.AgentTool{Agent: s.setup.Agent, Runtime: s.rt, Name: name, Description: desc, Sessions: s.store != nil}

@@ -51,6 +51,23 @@ func TestMCPServeStdio(t *testing.T) {
 			t.Errorf("progress %q, want %q", got, want)
 		}
 	}
+
+	// A second call finds the recording used up: the agent's error says
+	// what the recording is and how to go live, not that a connection to
+	// api.openai.com failed.
+	res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "capitals", Arguments: map[string]any{"prompt": "And France?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdkmcp.TextContent).Text
+	for _, want := range []string{"offline replay", "answers one recorded question", "to go live, set OPENAI_API_KEY"} {
+		if !res.IsError || !strings.Contains(text, want) {
+			t.Errorf("second call: %q (error %v) lacks %q", text, res.IsError, want)
+		}
+	}
+	if strings.Contains(text, "connection failed") || strings.Contains(text, "api.openai.com") {
+		t.Errorf("second call: %q", text)
+	}
 }
 
 // Runlet calling Runlet: "runlet run --mcp" starts "runlet mcp serve" and

@@ -32,3 +32,23 @@ func TestOutputSchemaFlag(t *testing.T) {
 		t.Fatalf("missing file: %s", r)
 	}
 }
+
+// Offline (no model configured), flags the recording cannot answer are
+// refused before any call, with how to go live.
+func TestOfflineRefusesWhatItCannotAnswer(t *testing.T) {
+	schema := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--output-schema", schema, "x"},
+		{"chat", "--output-schema", schema},
+		{"run", "--record", filepath.Join(t.TempDir(), "c.json"), "x"},
+	} {
+		r := runCLI(t, "hi\n", nil, args...)
+		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "needs a live model") ||
+			!strings.Contains(r.stderr, "OPENAI_API_KEY") || strings.Contains(r.stderr, "REPLAY") {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+}

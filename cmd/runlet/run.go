@@ -213,6 +213,11 @@ func (a *app) failure(err error, sig os.Signal) int {
 		fmt.Fprintf(a.stderr, "runlet: stopped by %s: %s\n", printable(pe.Policy), text)
 		return exitFailed
 	}
+	var end *demo.EndError
+	if errors.As(err, &end) {
+		fmt.Fprintln(a.stderr, a.style(red, "runlet: stopped: "+end.Error()))
+		return exitFailed
+	}
 	msg := "runlet: run failed: " + text
 	var perr *runlet.ProviderError
 	if errors.As(err, &perr) {

@@ -38,19 +38,25 @@ var defaultModels = map[string]string{
 	"openrouter":       "openai/gpt-4o-mini",
 }
 
+// offlineKey is the API key of a replay, sent nowhere. Adapters mask their
+// key in errors, so it is no word an error would use ("replay" was masked
+// out of the replay's own messages).
+const offlineKey = "sk-offline-not-a-key"
+
 // session is a prepared agent and runtime, plus what must be cleaned up.
 type session struct {
 	setup *config.Setup
 	rt    *runlet.Runtime
 	// demo is the replayer of the bundled session when no model is
 	// configured; replay is the one of --replay.
-	demo, replay *runlettest.Replayer
-	recorder     *runlettest.Recorder
-	recordPath   string
-	replayPath   string
-	store        *sqlite.Store
-	mcp          io.Closer // the MCP servers' connections
-	describe     string    // "gpt-4o-mini via openai"
+	demo       *demo.Replayer
+	replay     *runlettest.Replayer
+	recorder   *runlettest.Recorder
+	recordPath string
+	replayPath string
+	store      *sqlite.Store
+	mcp        io.Closer // the MCP servers' connections
+	describe   string    // "gpt-4o-mini via openai"
 	// ignored lists the flags the demo replay cannot honour.
 	ignored []string
 }
@@ -142,10 +148,10 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		default:
 			// Nothing configured: replay the bundled session through the
 			// real adapter, with the tool it used.
-			if f.record != "" {
-				return nil, usagef("--record needs a live model: set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_BASE_URL, or pass --provider or --config")
+			if err := f.offline(); err != nil {
+				return nil, err
 			}
-			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", "replay"
+			m.Provider, m.Name, m.BaseURL, m.APIKey = "openai", "gpt-4o-mini", "https://api.openai.com/v1", offlineKey
 			s.ignored = f.shapingFlags()
 			s.demo = demo.NewReplayer()
 			loader.HTTPClient = &http.Client{Transport: s.demo}
@@ -177,7 +183,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		s.replay, s.replayPath = runlettest.NewReplayer(c), f.replay
 		loader.HTTPClient = &http.Client{Transport: s.replay}
 		if m.APIKey == "" {
-			m.APIKey = "replay" // never sent anywhere
+			m.APIKey = offlineKey
 		}
 		if m.MaxRetries == nil {
 			m.MaxRetries = new(int) // a mismatch will not go away on retry

@@ -16,14 +16,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
 	"github.com/runlet/runlet/internal/demo"
-	"github.com/runlet/runlet/runlettest"
 )
 
 //go:embed agent.yaml
@@ -57,7 +55,7 @@ func run(ctx context.Context, path, question string, stdout, stderr io.Writer) e
 	replay := os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" && path == ""
 	if replay {
 		// No model configured: a recorded session answers, offline.
-		loader.HTTPClient = &http.Client{Transport: runlettest.NewReplayer(demo.Cassette(), runlettest.IgnoreBody())}
+		loader.HTTPClient = demo.Client()
 		question = demo.Question
 		fmt.Fprintf(stderr, "No OPENAI_API_KEY or OPENAI_BASE_URL: replaying a recorded session (offline).\nIts question: %s\n\n", question)
 	}

@@ -7,7 +7,10 @@ package demo
 
 import (
 	_ "embed"
+	"errors"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/runlet/runlet/runlettest"
@@ -40,17 +43,66 @@ func Cassette() *runlettest.Cassette {
 // answer arrive as it did live.
 const Pacing = 25 * time.Millisecond
 
+// GoLive says how to talk to a live model instead of the recording.
+const GoLive = "to go live, set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama)"
+
+// ErrEnd is wrapped by the error of a request the recording has no answer
+// for: a second question, a retry of a structured answer, a second call of
+// an agent served over MCP.
+var ErrEnd = errors.New("demo: the offline recording has no more answers")
+
+// EndError is the error of a request past the end of the recording. It
+// says what the recording is and how to go live, and is final: the
+// adapters do not retry it.
+type EndError struct {
+	// Request is the number of the request, from 1; the recording answers
+	// requests 1 and 2.
+	Request int
+	cause   error
+}
+
+func (e *EndError) Error() string {
+	return fmt.Sprintf("this is an offline replay: the recording answers one recorded question (%q, in %d requests), and has no answer for request %d; %s",
+		Question, recorded, e.Request, GoLive)
+}
+
+// Unwrap returns ErrEnd and runlettest.ErrCassetteEnd.
+func (e *EndError) Unwrap() []error { return []error{ErrEnd, e.cause} }
+
+// Retryable reports false: asking again cannot find an answer the recording
+// lacks.
+func (e *EndError) Retryable() bool { return false }
+
+// recorded is the number of requests Cassette answers.
+const recorded = 2
+
 // Client returns an HTTP client that replays Cassette, whatever the
 // requests ask (runlettest.IgnoreBody), paced. Give it to an OpenAI Chat
 // Completions adapter (openai.Config.HTTPClient) with an agent that has a
-// get_capital tool. Requests after the second fail with an error wrapping
-// runlettest.ErrCassetteEnd.
+// get_capital tool. Requests after the second fail with an *EndError.
 func Client() *http.Client {
 	return &http.Client{Transport: NewReplayer()}
 }
 
-// NewReplayer returns a paced replayer of Cassette that ignores request
-// bodies, for callers that want to ask it what remains.
-func NewReplayer() *runlettest.Replayer {
-	return runlettest.NewReplayer(Cassette(), runlettest.IgnoreBody(), runlettest.WithPacing(Pacing))
+// Replayer is a paced replayer of Cassette that ignores request bodies;
+// requests past the end of the recording fail with an *EndError.
+type Replayer struct {
+	*runlettest.Replayer
+	requests atomic.Int64
+}
+
+// NewReplayer returns a Replayer, for callers that want to ask it what
+// remains.
+func NewReplayer() *Replayer {
+	return &Replayer{Replayer: runlettest.NewReplayer(Cassette(), runlettest.IgnoreBody(), runlettest.WithPacing(Pacing))}
+}
+
+// RoundTrip implements http.RoundTripper.
+func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	n := r.requests.Add(1)
+	resp, err := r.Replayer.RoundTrip(req)
+	if errors.Is(err, runlettest.ErrCassetteEnd) {
+		return nil, &EndError{Request: int(n), cause: err}
+	}
+	return resp, err
 }

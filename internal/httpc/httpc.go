@@ -233,7 +233,12 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		if insecure := refused(err); insecure != nil {
 			return nil, c.insecure(insecure)
 		}
-		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: retryableTransportError(err), Err: scrub(err)}
+		if own := classified(err); own != nil {
+			// The RoundTripper's own verdict (a replayer's recording has
+			// ended, say): no connection was tried, so none failed.
+			return nil, &runlet.ProviderError{Provider: c.Provider, Retryable: own.Retryable(), Err: own}
+		}
+		return nil, &runlet.ProviderError{Provider: c.Provider, Message: "connection failed", Retryable: true, Err: scrub(err)}
 	}
 	if err := decompress(resp); err != nil {
 		resp.Body.Close()
@@ -317,13 +322,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// retryableTransportError reports whether a transport failure is worth
-// retrying: connection errors are, unless the error says otherwise with a
-// Retryable() bool method (a replaying RoundTripper's mismatch, say).
-func retryableTransportError(err error) bool {
-	var r interface{ Retryable() bool }
-	if errors.As(err, &r) {
-		return r.Retryable()
+// classified returns the error inside a transport failure that says
+// itself whether a retry may help, with a Retryable() bool method (a
+// replaying RoundTripper's mismatch, say), or nil. Other transport
+// failures are connection errors, worth retrying.
+func classified(err error) interface {
+	error
+	Retryable() bool
+} {
+	var own interface {
+		error
+		Retryable() bool
 	}
-	return true
+	if errors.As(err, &own) {
+		return own
+	}
+	return nil
 }

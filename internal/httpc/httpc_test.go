@@ -273,6 +273,12 @@ func TestTransportErrorThatIsNotRetryable(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Retryable || n.Load() != 1 {
 		t.Fatalf("err=%v attempts=%d", err, n.Load())
 	}
+	// A transport that classifies its own error (a replayer whose recording
+	// has ended, say) is not the network failing: its error is reported as
+	// it is, without "connection failed" and the URL.
+	if got := err.Error(); got != "test: will never work" {
+		t.Errorf("err = %q, want %q", got, "test: will never work")
+	}
 }
 
 func TestReadBody(t *testing.T) {
