@@ -249,6 +249,9 @@ func (r *run) setup() error {
 func (r *run) setupAgent() error {
 	a := r.agent
 	r.settings = a.Settings.merge(r.cfg.settings)
+	if err := r.settings.Reasoning.Validate(); err != nil {
+		return fmt.Errorf("runlet: agent %q: %w: %w", a.Name, ErrInvalidRequest, err)
+	}
 	switch {
 	case len(r.cfg.options) == 0:
 		r.options = a.Options

@@ -40,6 +40,11 @@ type Settings struct {
 	TopP            *float64 `json:"top_p,omitempty"`
 	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
 	StopSequences   []string `json:"stop_sequences,omitempty"`
+	// Reasoning asks a reasoning model how much to think and whether to
+	// return its reasoning, in the same terms for every adapter (see
+	// Reasoning for how each maps it). A run fails before any model call
+	// when it is not valid (see Reasoning.Validate).
+	Reasoning Reasoning `json:"reasoning,omitzero"`
 }
 
 // merge overlays the non-zero fields of o on s.
@@ -55,6 +60,15 @@ func (s Settings) merge(o Settings) Settings {
 	}
 	if o.StopSequences != nil {
 		s.StopSequences = o.StopSequences
+	}
+	if o.Reasoning.Effort != "" {
+		s.Reasoning.Effort = o.Reasoning.Effort
+	}
+	if o.Reasoning.BudgetTokens != 0 {
+		s.Reasoning.BudgetTokens = o.Reasoning.BudgetTokens
+	}
+	if o.Reasoning.Summary {
+		s.Reasoning.Summary = true
 	}
 	return s
 }

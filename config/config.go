@@ -91,7 +91,9 @@ type Model struct {
 	// provider's default (2), 0 means none.
 	MaxRetries *int `yaml:"max_retries"`
 	// Settings are the common request settings: temperature, top_p,
-	// max_output_tokens, stop_sequences.
+	// max_output_tokens, stop_sequences, and reasoning (effort: low,
+	// medium or high; budget_tokens; summary), mapped by each provider
+	// (see runlet.Reasoning).
 	Settings runlet.Settings `yaml:"settings"`
 	// Options are provider-specific request options
 	// (runlet.ModelRequest.Options), such as reasoning_effort or thinking.
@@ -280,6 +282,13 @@ func (f *File) validate() []error {
 	}
 	if p := f.Model.Settings.TopP; p != nil && (*p < 0 || *p > 1) {
 		errs = append(errs, f.errAt("model.settings.top_p", "", "must be between 0 and 1, got %v", *p))
+	}
+	if r := f.Model.Settings.Reasoning; r.Validate() != nil {
+		field := "model.settings.reasoning.effort"
+		if r.BudgetTokens < 0 {
+			field = "model.settings.reasoning.budget_tokens"
+		}
+		errs = append(errs, f.errAt(field, "", "%v", r.Validate()))
 	}
 	errs = append(errs, f.validateMCP()...)
 	return errs

@@ -153,7 +153,9 @@ func TestInvalid(t *testing.T) {
 		{"unknown nested field", "model:\n  provider: openai\n  nmae: x\n",
 			`bad.yaml:3:3: model.nmae: unknown field; did you mean "name"? (known in model: allow_insecure_http, api_key, base_url, headers, max_retries, name, options, provider and settings)`},
 		{"unknown settings field", model + "  settings:\n    temprature: 1\n",
-			`bad.yaml:5:5: model.settings.temprature: unknown field; did you mean "temperature"? (known in model.settings: max_output_tokens, stop_sequences, temperature and top_p)`},
+			`bad.yaml:5:5: model.settings.temprature: unknown field; did you mean "temperature"? (known in model.settings: max_output_tokens, reasoning, stop_sequences, temperature and top_p)`},
+		{"bad reasoning effort", model + "  settings:\n    reasoning: {effort: hihg}\n",
+			`bad.yaml:5:25: model.settings.reasoning.effort: reasoning effort "hihg": want "low", "medium" or "high"`},
 		{"wrong type int", model + "max_turns: ten\n",
 			`bad.yaml:4:12: max_turns: want an integer, got "ten"`},
 		{"wrong type float", model + "  settings:\n    temperature: hot\n",
@@ -387,5 +389,23 @@ func TestDocFormatIsValid(t *testing.T) {
 	}
 	if f.Model.Settings.StopSequences[0] != "\n\n" || f.Tools[2].Timeout != 10*time.Second {
 		t.Errorf("decoded %+v", f)
+	}
+}
+
+// model.settings.reasoning is the provider-neutral reasoning setting.
+func TestReasoningSetting(t *testing.T) {
+	l := &config.Loader{Tools: config.Tools(echoTool())}
+	f, err := l.Decode("r.yaml", []byte("model:\n  provider: anthropic\n  name: claude-sonnet-4-5\n  api_key: k\n"+
+		"  settings:\n    reasoning: {effort: high, budget_tokens: 2048, summary: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Build(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runlet.Reasoning{Effort: runlet.ReasoningHigh, BudgetTokens: 2048, Summary: true}
+	if got := s.Agent.Settings.Reasoning; got != want {
+		t.Fatalf("reasoning %+v, want %+v", got, want)
 	}
 }

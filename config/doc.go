@@ -26,6 +26,10 @@
 //	    top_p: 1
 //	    max_output_tokens: 1024
 //	    stop_sequences: ["\n\n"]
+//	    reasoning:                  # provider-neutral: each provider maps it
+//	      effort: low               # low | medium | high
+//	      budget_tokens: 2048       # Anthropic, Gemini
+//	      summary: true             # return the reasoning
 //	  options:                      # provider-specific request options, passed through
 //	    reasoning_effort: low
 //	max_turns: 10                   # model calls per run

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/runlet/runlet"
 )
 
 // flags are the flags run and chat share.
@@ -27,6 +29,7 @@ type flags struct {
 
 	temperature *float64
 	maxTokens   int
+	reasoning   runlet.Reasoning // --reasoning, --reasoning-budget
 
 	session string
 	store   string
@@ -68,6 +71,12 @@ a recorded session is replayed):
                          string: --option reasoning_effort=low
   --temperature T        sampling temperature
   --max-tokens N         output token limit per model call
+  --reasoning LEVEL      how hard a reasoning model thinks: low, medium or
+                         high, for every provider (Settings.Reasoning; an
+                         --option for the provider's own field wins)
+  --reasoning-budget N   thinking token budget (Anthropic, Gemini)
+                         Either asks for the reasoning too, unless
+                         --no-reasoning.
   --tool NAME            built-in tool to offer the model, repeatable:
                          current_time, calculator
 ` + mcpFlagHelp + `  --max-turns N          model calls per run (default 20)
@@ -108,7 +117,7 @@ only the answer.
 Examples:
   runlet run "What is the capital of the UK?"
   OPENAI_API_KEY=sk-... runlet run --tool current_time "What day is it?"
-  runlet run --provider anthropic --option thinking=2048 "Prove that √2 is irrational."
+  runlet run --provider anthropic --reasoning-budget 2048 "Prove that √2 is irrational."
   runlet run --provider ollama --model llama3.2 "Hello"
   git diff | runlet run --system "Review this diff." --quiet
   runlet run --config agent.yaml --json "Hi" | jq -r .type
@@ -162,6 +171,22 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 		return nil
 	})
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "")
+	fs.Func("reasoning", "", func(s string) error {
+		r := runlet.Reasoning{Effort: runlet.ReasoningEffort(s)}
+		if s == "" || r.Validate() != nil {
+			return errors.New("want low, medium or high")
+		}
+		f.reasoning.Effort = r.Effort
+		return nil
+	})
+	fs.Func("reasoning-budget", "", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return errors.New("want a positive number of tokens, such as 2048")
+		}
+		f.reasoning.BudgetTokens = n
+		return nil
+	})
 	fs.StringVar(&f.session, "session", "", "")
 	fs.StringVar(&f.store, "store", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
@@ -225,6 +250,8 @@ func (f *flags) shapingFlags() []string {
 		{"--option", len(f.options) > 0},
 		{"--temperature", f.temperature != nil},
 		{"--max-tokens", f.maxTokens > 0},
+		{"--reasoning", f.reasoning.Effort != ""},
+		{"--reasoning-budget", f.reasoning.BudgetTokens > 0},
 		{"--tool", len(f.tools) > 0},
 	} {
 		if x.set {

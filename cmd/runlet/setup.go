@@ -117,6 +117,16 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	if f.maxTokens > 0 {
 		m.Settings.MaxOutputTokens = f.maxTokens
 	}
+	if r := f.reasoning; r != (runlet.Reasoning{}) {
+		if r.Effort != "" {
+			m.Settings.Reasoning.Effort = r.Effort
+		}
+		if r.BudgetTokens > 0 {
+			m.Settings.Reasoning.BudgetTokens = r.BudgetTokens
+		}
+		// The reasoning asked for is shown, unless hidden.
+		m.Settings.Reasoning.Summary = m.Settings.Reasoning.Summary || !f.noReasoning
+	}
 	if f.maxTurns > 0 {
 		file.MaxTurns = f.maxTurns
 	}

@@ -38,7 +38,14 @@
 // tool (with name) or none. Settings map to max_tokens, temperature, top_p
 // and stop_sequences. max_tokens is always sent: the "max_tokens" option,
 // else Settings.MaxOutputTokens, else Config.MaxTokens, else
-// DefaultMaxTokens (4096). An OutputSchema becomes output_config.format
+// DefaultMaxTokens (4096). Settings.Reasoning maps to extended thinking:
+// BudgetTokens to thinking {"type":"enabled","budget_tokens":N} (at least
+// 1024), else an Effort to adaptive thinking {"type":"adaptive"} (Claude
+// 4.6 and later; earlier models need a budget, later ones refuse one);
+// Summary adds "display":"summarized" to it (newer models omit the
+// thinking text otherwise); Effort also becomes output_config.effort. A
+// "thinking" option, or an "effort" in the "output_config" option, wins.
+// An OutputSchema becomes output_config.format
 // {"type":"json_schema","schema":...}, the schema fitted to the API's limits
 // (see Messages.OutputMode for the models and schemas that use it; the
 // others get the run's output tool instead).

@@ -76,7 +76,14 @@ func encodeCases() []*runlet.ModelRequest {
 		{Messages: history, Options: map[string]any{"thinking": map[string]any(nil)}},
 		{Messages: history, Options: map[string]any{"metadata": map[string]any{"user_id": "<u>"}, "top_k": 5, "model": "m"}},
 		{Messages: history, Options: map[string]any{"thinking": 0, "cache_control": false}},
-		// Invalid requests: the last five.
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningMedium}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow, BudgetTokens: 8000, Summary: true}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Summary: true}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh, Summary: true}},
+			Options: map[string]any{"thinking": 2048, "output_config": map[string]any{"effort": "max"}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}, Options: map[string]any{"thinking": nil}},
+		// Invalid requests: the last six.
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.ImagePart{}}}}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{URL: "data:bad", Name: "f"}}}}},
 		{Messages: history, Tools: []runlet.ToolSpec{{Name: "bad", InputSchema: &jsonschema.Schema{Type: "object", Types: []string{"a"}}}}},
@@ -85,7 +92,7 @@ func encodeCases() []*runlet.ModelRequest {
 	}
 }
 
-const invalidEncodeCases = 5
+const invalidEncodeCases = 6
 
 // The direct encoding equals marshalling the wire types, for every case,
 // Generate and Stream, and a version without sampling settings, errors
@@ -131,6 +138,7 @@ func FuzzEncodeRequest(f *testing.F) {
 	f.Add("hello", "sig", "toolu_1", `{"a":1}`, "result", 0.5, uint8(0))
 	f.Add("<&>\u2028\xff", "", "", ` [1] `, "", 1e-7, uint8(0xff))
 	f.Add("", "s\"ig", "c\\1", `{"a": "\u00e9"}`, "\x00", -3e21, uint8(0x5a))
+	f.Add("hello", "sig", "toolu_1", `{}`, "high", 0.5, uint8(0x42))
 	m := newTestModel("https://example.test", Config{})
 	f.Fuzz(func(t *testing.T, text, sig, id, args, result string, temp float64, flags uint8) {
 		bit := func(n uint) bool { return flags&(1<<n) != 0 }
@@ -161,6 +169,7 @@ func FuzzEncodeRequest(f *testing.F) {
 		}
 		if bit(6) {
 			req.Options = map[string]any{"cache_control": sig, "stop": text}
+			req.Reasoning = runlet.Reasoning{Effort: runlet.ReasoningEffort(result), BudgetTokens: len(text), Summary: bit(1)}
 		}
 		if bit(7) {
 			req.Messages = append(req.Messages, runlet.Message{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{URL: text, MediaType: sig, Data: []byte(result), Name: id}}})

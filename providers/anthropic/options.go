@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/wirejson"
 )
 
@@ -37,6 +38,46 @@ func thinkingOption(v any) (any, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("want an integer budget, a type string or an object, got %T", v)
+}
+
+// reasoningThinking maps Settings.Reasoning onto the thinking object and
+// the output_config effort: a budget is extended thinking
+// {"type":"enabled","budget_tokens":N}; an effort alone is adaptive
+// thinking {"type":"adaptive"} (Claude 4.6 and later; earlier models take
+// a budget); Summary asks for summarized thinking ("display":"summarized",
+// which newer models omit by default). The effort also goes into
+// output_config.effort. thinking is nil when r asks for none.
+func reasoningThinking(r runlet.Reasoning) (thinking map[string]any, effort string) {
+	switch {
+	case r.BudgetTokens > 0:
+		thinking = map[string]any{"type": "enabled", "budget_tokens": r.BudgetTokens}
+	case r.Effort != "":
+		thinking = map[string]any{"type": "adaptive"}
+	}
+	if thinking != nil && r.Summary {
+		thinking["display"] = "summarized"
+	}
+	return thinking, string(r.Effort)
+}
+
+// applyReasoning lays the neutral reasoning setting under the options:
+// the "thinking" option, when given (thinkingSet), and an "effort" in the
+// "output_config" option win. It returns the thinking and output_config
+// values to send.
+func applyReasoning(r runlet.Reasoning, thinking any, thinkingSet bool, outputConfig map[string]any) (any, map[string]any) {
+	t, effort := reasoningThinking(r)
+	if !thinkingSet && t != nil {
+		thinking = t
+	}
+	if effort != "" {
+		if _, set := outputConfig["effort"]; !set {
+			if outputConfig == nil {
+				outputConfig = make(map[string]any, 1)
+			}
+			outputConfig["effort"] = effort
+		}
+	}
+	return thinking, outputConfig
 }
 
 // thinkingBudget returns the budget_tokens of a thinking value, or 0.

@@ -67,6 +67,9 @@ func (m *Messages) referenceBuild(req *runlet.ModelRequest, stream bool) (built,
 	if req == nil {
 		return built{}, m.invalid("nil request", nil)
 	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return built{}, m.invalid("invalid settings", err)
+	}
 	cfg := &m.cfg
 	w := wireRequest{
 		Model:         cfg.model,
@@ -92,6 +95,7 @@ func (m *Messages) referenceBuild(req *runlet.ModelRequest, stream bool) (built,
 	var cacheControl json.RawMessage
 	var overlay map[string]any
 	disableParallel := false
+	thinkingSet := false
 	for k, v := range req.Options {
 		var err error
 		switch k {
@@ -109,6 +113,7 @@ func (m *Messages) referenceBuild(req *runlet.ModelRequest, stream bool) (built,
 			w.MaxTokens, defaultMax = n, false
 		case optThinking:
 			w.Thinking, err = thinkingOption(v)
+			thinkingSet = true
 		case optCacheControl:
 			cacheControl, err = cacheControlOption(v)
 		case optBetas:
@@ -140,6 +145,7 @@ func (m *Messages) referenceBuild(req *runlet.ModelRequest, stream bool) (built,
 	if w.Model == "" {
 		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
+	w.Thinking, w.OutputConfig = applyReasoning(req.Reasoning, w.Thinking, thinkingSet, w.OutputConfig)
 	// Extended thinking needs max_tokens above its budget; raise a default
 	// max_tokens rather than fail, but never one the caller chose.
 	if budget := thinkingBudget(w.Thinking); defaultMax && budget >= w.MaxTokens {

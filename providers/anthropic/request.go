@@ -48,6 +48,9 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 	if req == nil {
 		return built{}, m.invalid("nil request", nil)
 	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return built{}, m.invalid("invalid settings", err)
+	}
 	cfg := &m.cfg
 	w := request{
 		model:         cfg.model,
@@ -71,6 +74,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 	// Options: interpreted keys first; the rest overlay the finished body.
 	var out built
 	var overlay map[string]any
+	thinkingSet := false
 	for k, v := range req.Options {
 		var err error
 		switch k {
@@ -88,6 +92,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			w.maxTokens, defaultMax = n, false
 		case optThinking:
 			w.thinking, err = thinkingOption(v)
+			thinkingSet = true
 		case optCacheControl:
 			w.cacheControl, err = cacheControlOption(v)
 		case optBetas:
@@ -119,6 +124,7 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 	if w.model == "" {
 		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
+	w.thinking, w.outputConfig = applyReasoning(req.Reasoning, w.thinking, thinkingSet, w.outputConfig)
 	// Extended thinking needs max_tokens above its budget; raise a default
 	// max_tokens rather than fail, but never one the caller chose.
 	if budget := thinkingBudget(w.thinking); defaultMax && budget >= w.maxTokens {

@@ -24,6 +24,11 @@
 // ToolChoice maps to toolConfig.functionCallingConfig: auto AUTO, none NONE,
 // required ANY, a named tool ANY with allowedFunctionNames. Settings map to
 // generationConfig (temperature, topP, maxOutputTokens, stopSequences).
+// Settings.Reasoning maps to generationConfig.thinkingConfig: BudgetTokens
+// to thinkingBudget (Gemini 2.5), else Effort to thinkingLevel (Gemini 3;
+// the API refuses both in one request), Summary to includeThoughts. The
+// thinking_budget and thinking_level options keep both neutral values
+// out; include_thoughts wins over Summary.
 //
 // Options the adapter interprets:
 //

@@ -63,10 +63,15 @@ func encodeCases() []*runlet.ModelRequest {
 		{Messages: history, Options: map[string]any{"model": "models/gemini-1.5-pro", "thinking_budget": 1024, "include_thoughts": true}},
 		{Messages: history, Options: map[string]any{"thinking_level": "low", "generationConfig": map[string]any{"seed": 7, "temperature": nil}}},
 		{Messages: history, Options: map[string]any{"generationConfig": map[string]any{}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh, Summary: true}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow, BudgetTokens: 512}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow, Summary: true}},
+			Options: map[string]any{"thinking_budget": 0, "include_thoughts": false}},
 		{Messages: history, Options: map[string]any{"safetySettings": []any{map[string]any{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}}, "contents": nil}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.ImagePart{}}}}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{URL: "data:bad", Name: "f"}}}}},
 		{Messages: history, Options: map[string]any{"thinking_budget": "lots"}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}},
 		{Messages: history, Tools: []runlet.ToolSpec{{Name: "bad", InputSchema: &jsonschema.Schema{Type: "object", Types: []string{"a"}}}}},
 	}
 }
@@ -84,8 +89,8 @@ func TestEncodeMatchesReference(t *testing.T) {
 				}
 			}
 		}
-		if failed != 2*4 { // the last four cases are invalid
-			t.Errorf("%d builds failed, want 8", failed)
+		if failed != 2*5 { // the last five cases are invalid
+			t.Errorf("%d builds failed, want 10", failed)
 		}
 	}
 }
@@ -110,6 +115,7 @@ func FuzzEncodeRequest(f *testing.F) {
 	f.Add("hello", "sig", "c1", `{"a":1}`, "result", "gemini-3-pro-preview", uint8(0))
 	f.Add("<&>\u2028\xff", "", "", ` [1] `, "", "gemini-2.0-flash", uint8(0xff))
 	f.Add("", "s\"ig", "c\\1", `{"a": "\u00e9"}`, "\x00", "models/gemini-3", uint8(0x5a))
+	f.Add("hello", "", "c1", `{}`, "medium", "gemini-3-flash", uint8(0x42))
 	m := newTestModel("https://example.test/v1beta", Config{})
 	f.Fuzz(func(t *testing.T, text, sig, id, args, result, model string, flags uint8) {
 		bit := func(n uint) bool { return flags&(1<<n) != 0 }
@@ -139,6 +145,7 @@ func FuzzEncodeRequest(f *testing.F) {
 		}
 		if bit(6) {
 			req.StopSequences = []string{text}
+			req.Reasoning = runlet.Reasoning{Effort: runlet.ReasoningEffort(result), BudgetTokens: len(sig), Summary: bit(1)}
 		}
 		if bit(7) {
 			req.Messages = append(req.Messages, runlet.Message{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{URL: text, MediaType: sig, Data: []byte(result)}}})

@@ -166,6 +166,9 @@ func (m *Model) referenceBuild(req *runlet.ModelRequest, stream bool) (url strin
 	if req == nil {
 		return "", nil, m.invalid("nil request", nil)
 	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return "", nil, m.invalid("invalid settings", err)
+	}
 	model := m.cfg.model
 	gen := wireGenerationConfig{
 		Temperature:     req.Temperature,
@@ -222,6 +225,7 @@ func (m *Model) referenceBuild(req *runlet.ModelRequest, stream bool) (url strin
 	if model == "" {
 		return "", nil, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
+	applyReasoning(&gen, req.Reasoning)
 	if s := req.OutputSchema; s != nil && s.Schema != nil {
 		raw, err := schemajson.Marshal(s.Schema)
 		if err != nil {

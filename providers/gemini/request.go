@@ -88,6 +88,9 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string,
 	if req == nil {
 		return "", nil, m.invalid("nil request", nil)
 	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return "", nil, m.invalid("invalid settings", err)
+	}
 	model := m.cfg.model
 	gen := wireGenerationConfig{
 		Temperature:     req.Temperature,
@@ -144,6 +147,7 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string,
 	if model == "" {
 		return "", nil, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
+	applyReasoning(&gen, req.Reasoning)
 	if s := req.OutputSchema; s != nil && s.Schema != nil {
 		raw, err := schemajson.Marshal(s.Schema)
 		if err != nil {
@@ -161,6 +165,27 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string,
 		}
 	}
 	return m.cfg.endpoint(model, stream), body, nil
+}
+
+// applyReasoning lays Settings.Reasoning under the thinking options: a
+// budget is thinkingBudget, else an effort is thinkingLevel (the API
+// refuses both in one request), and Summary is includeThoughts. A
+// thinking_budget or thinking_level option keeps both neutral values out;
+// an include_thoughts option wins over Summary.
+func applyReasoning(g *wireGenerationConfig, r runlet.Reasoning) {
+	_, budget := g.ThinkingConfig["thinkingBudget"]
+	_, level := g.ThinkingConfig["thinkingLevel"]
+	if !budget && !level {
+		switch {
+		case r.BudgetTokens > 0:
+			thinking(g)["thinkingBudget"] = r.BudgetTokens
+		case r.Effort != "":
+			thinking(g)["thinkingLevel"] = string(r.Effort)
+		}
+	}
+	if _, set := g.ThinkingConfig["includeThoughts"]; r.Summary && !set {
+		thinking(g)["includeThoughts"] = true
+	}
 }
 
 func thinking(g *wireGenerationConfig) map[string]any {

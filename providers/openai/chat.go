@@ -43,7 +43,15 @@ import (
 // "max_tokens" and rejects it for reasoning models. Everywhere else it goes
 // in "max_tokens", the field every compatible server understands (several,
 // such as DeepSeek and DashScope, document only that one). The
-// "max_tokens_field" option chooses explicitly.
+// "max_tokens_field" option chooses explicitly. Settings.Reasoning.Effort
+// becomes "reasoning_effort" (a "reasoning_effort" option wins); the API
+// has no thinking budget and returns no reasoning summaries, so
+// BudgetTokens and Summary are not sent. Of the presets, OpenAI, Ollama,
+// OpenRouter and DeepSeek (which runs "medium" as "high") document
+// "reasoning_effort" for their reasoning models; llama.cpp documents only
+// "none", not a level Runlet sends; for vLLM and DashScope it is sent and
+// left to the server (DashScope's Qwen models take an "enable_thinking"
+// option instead).
 //
 // Streaming requests set "stream": true and
 // "stream_options": {"include_usage": true}, so the last chunk reports

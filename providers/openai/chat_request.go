@@ -67,6 +67,9 @@ func (m *ChatCompletions) build(req *runlet.ModelRequest, stream bool) (chatBuil
 	if req == nil {
 		return chatBuilt{}, fmt.Errorf("nil request")
 	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return chatBuilt{}, err
+	}
 	ctl := chatControl{
 		model:            m.r.model,
 		maxTokensField:   m.maxTokensField,

@@ -30,6 +30,7 @@ type chatRequest struct {
 	MaxTokens           int                 `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
 	Stop                []string            `json:"stop,omitempty"`
+	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
 	Stream              bool                `json:"stream,omitempty"`
 	StreamOptions       *chatStreamOptions  `json:"stream_options,omitempty"`
 }
@@ -56,6 +57,8 @@ func (r *chatRequest) clear(key string) bool {
 		r.MaxCompletionTokens = 0
 	case "stop":
 		r.Stop = nil
+	case "reasoning_effort":
+		r.ReasoningEffort = ""
 	case "stream_options":
 		r.StreamOptions = nil
 	default:
@@ -118,6 +121,9 @@ type chatJSONSchema struct {
 func (m *ChatCompletions) buildRef(req *runlet.ModelRequest, stream bool) (chatBuilt, error) {
 	if req == nil {
 		return chatBuilt{}, fmt.Errorf("nil request")
+	}
+	if err := req.Reasoning.Validate(); err != nil {
+		return chatBuilt{}, err
 	}
 	ctl := chatControl{
 		model:            m.r.model,
@@ -216,6 +222,7 @@ func (m *ChatCompletions) buildRef(req *runlet.ModelRequest, stream bool) (chatB
 		}
 	}
 	r.Stop = req.StopSequences
+	r.ReasoningEffort = string(req.Reasoning.Effort)
 	if stream {
 		r.Stream = true
 		r.StreamOptions = &chatStreamOptions{IncludeUsage: true}

@@ -161,6 +161,11 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		w.b = append(w.b, ']')
 		w.end(at, "stop")
 	}
+	if e := req.Reasoning.Effort; e != "" {
+		at := w.key("reasoning_effort")
+		w.b = wirejson.AppendString(w.b, string(e))
+		w.end(at, "reasoning_effort")
+	}
 	if stream {
 		w.b = append(w.b, `,"stream":true`...)
 		at := w.key("stream_options")

@@ -103,9 +103,12 @@ func TestChatWriteMatchesReference(t *testing.T) {
 		"send reasoning": {Messages: history, Options: map[string]any{"send_reasoning": true}},
 		"reasoning no calls": {Messages: []runlet.Message{{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ReasoningPart{Text: "r", Provider: "deepseek"}, runlet.TextPart{Text: "a"}}},
 			{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ReasoningPart{Provider: "deepseek"}}}}, Options: map[string]any{"send_reasoning": "reasoning_content"}},
-		"bad option":      {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"strict": "yes"}},
-		"option stream":   {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"stream": true}},
-		"option bad json": {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"x": make(chan int)}},
+		"reasoning":        {Messages: []runlet.Message{runlet.UserText("hi")}, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh, BudgetTokens: 2048, Summary: true}}},
+		"reasoning option": {Messages: []runlet.Message{runlet.UserText("hi")}, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}, Options: map[string]any{"reasoning_effort": "minimal"}},
+		"reasoning typo":   {Messages: []runlet.Message{runlet.UserText("hi")}, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}},
+		"bad option":       {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"strict": "yes"}},
+		"option stream":    {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"stream": true}},
+		"option bad json":  {Messages: []runlet.Message{runlet.UserText("hi")}, Options: map[string]any{"x": make(chan int)}},
 	}
 	for _, name := range []string{"deepseek", "openai"} {
 		m := NewChatCompletions(Config{Name: name, BaseURL: "https://api.openai.com/v1", APIKey: "k", Model: "gpt-4o-mini"})
@@ -121,6 +124,7 @@ func FuzzChatWrite(f *testing.F) {
 	f.Add("hello", "call", `{"a":1}`, 0.7, uint8(0))
 	f.Add("\x00\x1f\"\\<>&\u2028\u2029\xff\xe6\x9d", "\xed\xa0\x80", " \t\n", 1e-7, uint8(3))
 	f.Add("😀", "", "", 2e21, uint8(255))
+	f.Add("hi", "medium", "", 0.5, uint8(64))
 	m := NewChatCompletions(Config{Name: "deepseek", BaseURL: "http://x/v1", APIKey: "k", Model: "m"})
 	f.Fuzz(func(t *testing.T, text, id, args string, temp float64, shape uint8) {
 		parts := []runlet.Part{runlet.TextPart{Text: text}}
@@ -143,6 +147,9 @@ func FuzzChatWrite(f *testing.F) {
 		}
 		if shape&32 != 0 {
 			req.OutputSchema = &runlet.OutputSchema{Name: id, Description: text}
+		}
+		if shape&64 != 0 {
+			req.Reasoning = runlet.Reasoning{Effort: runlet.ReasoningEffort(id), Summary: shape&128 != 0}
 		}
 		checkChatWrite(t, m, req)
 	})

@@ -27,8 +27,11 @@ import (
 // reasoning model keeps its chain of thought across tool calls. For that the
 // adapter asks for "include": ["reasoning.encrypted_content"] whenever store
 // is false and the request has a "reasoning" option (any value, even an
-// empty object; set "include" yourself for a reasoning model used without
-// one). Only reasoning produced by this adapter's provider (Config.Name) is
+// empty object) or asks for reasoning through Settings.Reasoning (set
+// "include" yourself for a reasoning model used without either).
+// Settings.Reasoning becomes "reasoning": {"effort": Effort, "summary":
+// "auto" when Summary is set}; the API has no thinking budget, so
+// BudgetTokens is not sent; a "reasoning" option replaces the object. Only reasoning produced by this adapter's provider (Config.Name) is
 // sent back; foreign reasoning is dropped.
 //
 // The API accepts a reasoning item only together with the output item that

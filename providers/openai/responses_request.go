@@ -14,19 +14,27 @@ import (
 // Wire types of a Responses request body. Only what the adapter writes is
 // modelled; everything else reaches the body through ModelRequest.Options.
 type respRequest struct {
-	Model              string         `json:"model"`
-	Instructions       string         `json:"instructions,omitempty"`
-	PreviousResponseID string         `json:"previous_response_id,omitempty"`
-	Input              []any          `json:"input"`
-	Tools              []any          `json:"tools,omitempty"` // respTool, then built-in tools from the "tools" option
-	ToolChoice         any            `json:"tool_choice,omitempty"`
-	Text               map[string]any `json:"text,omitempty"`
-	MaxOutputTokens    int            `json:"max_output_tokens,omitempty"`
-	Temperature        *float64       `json:"temperature,omitempty"`
-	TopP               *float64       `json:"top_p,omitempty"`
-	Store              bool           `json:"store"`
-	Include            []string       `json:"include,omitempty"`
-	Stream             bool           `json:"stream,omitempty"`
+	Model              string              `json:"model"`
+	Instructions       string              `json:"instructions,omitempty"`
+	PreviousResponseID string              `json:"previous_response_id,omitempty"`
+	Input              []any               `json:"input"`
+	Tools              []any               `json:"tools,omitempty"` // respTool, then built-in tools from the "tools" option
+	ToolChoice         any                 `json:"tool_choice,omitempty"`
+	Text               map[string]any      `json:"text,omitempty"`
+	MaxOutputTokens    int                 `json:"max_output_tokens,omitempty"`
+	Temperature        *float64            `json:"temperature,omitempty"`
+	TopP               *float64            `json:"top_p,omitempty"`
+	Reasoning          respReasoningConfig `json:"reasoning,omitzero"`
+	Store              bool                `json:"store"`
+	Include            []string            `json:"include,omitempty"`
+	Stream             bool                `json:"stream,omitempty"`
+}
+
+// respReasoningConfig is the reasoning object: Settings.Reasoning's
+// effort, and a summary ("auto") when it asks for one.
+type respReasoningConfig struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
 }
 
 // respMessage is an input message ("easy input message"). Content is a
@@ -136,6 +144,9 @@ func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBui
 // set and no option reshapes the body, else through the wire structs and
 // encoding/json (always the same bytes; the tests compare the two).
 func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuilt, error) {
+	if err := req.Reasoning.Validate(); err != nil {
+		return respBuilt{}, m.invalid("invalid settings", err)
+	}
 	w := respRequest{
 		Model:           m.r.model,
 		Instructions:    req.Instructions,
@@ -214,6 +225,14 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 	}
 	if w.Model == "" {
 		return respBuilt{}, m.invalid(`no model: set Config.Model or the "model" option`, nil)
+	}
+	// The neutral setting, unless the "reasoning" option replaces it.
+	if rs := req.Reasoning; (rs.Effort != "" || rs.Summary) && !reasoning {
+		w.Reasoning.Effort = string(rs.Effort)
+		if rs.Summary {
+			w.Reasoning.Summary = "auto"
+		}
+		reasoning = true
 	}
 
 	// Conversation state: stateless (full history) unless chaining.

@@ -130,6 +130,21 @@ func (rw *respWriter) request(w *respRequest, req *runlet.ModelRequest, msgs []r
 			return nil, m.invalid("encoding request", err)
 		}
 	}
+	if r := w.Reasoning; r != (respReasoningConfig{}) {
+		rw.b = append(rw.b, `,"reasoning":{`...)
+		if r.Effort != "" {
+			rw.b = append(rw.b, `"effort":`...)
+			rw.b = wirejson.AppendString(rw.b, r.Effort)
+			if r.Summary != "" {
+				rw.b = append(rw.b, ',')
+			}
+		}
+		if r.Summary != "" {
+			rw.b = append(rw.b, `"summary":`...)
+			rw.b = wirejson.AppendString(rw.b, r.Summary)
+		}
+		rw.b = append(rw.b, '}')
+	}
 	rw.b = append(rw.b, `,"store":`...)
 	rw.b = strconv.AppendBool(rw.b, w.Store)
 	if len(w.Include) > 0 {

@@ -79,22 +79,27 @@ func TestRespWriteMatchesReference(t *testing.T) {
 		"full": {Instructions: "Be brief.", Messages: history, Tools: tools, ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceTool, Name: "get_weather"},
 			OutputSchema: &runlet.OutputSchema{Name: "weather", Description: "A report.", Schema: weatherSchema(), Strict: true},
 			Settings:     runlet.Settings{Temperature: &temp, TopP: &topP, MaxOutputTokens: 100, StopSequences: []string{"END"}}},
-		"store":            {Messages: history, Options: map[string]any{"store": true, "include": []any{"a", "b"}, "strict": true, "model": "o3"}},
-		"store false":      {Messages: history, Options: map[string]any{"store": false, "include": []string{}}},
-		"previous":         {Messages: history, Options: map[string]any{"previous_response_id": "resp_1"}},
-		"chain auto":       {Messages: history, Options: map[string]any{"previous_response_id": "auto"}},
-		"floats":           {Messages: hi, Settings: runlet.Settings{Temperature: &tiny, MaxOutputTokens: -1}},
-		"nan":              {Messages: hi, Settings: runlet.Settings{TopP: &nan}},
-		"choice":           {Messages: hi, ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceNone}},
-		"choice no name":   {Messages: hi, Tools: tools, ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceTool}},
-		"choice unknown":   {Messages: hi, ToolChoice: runlet.ToolChoice{Mode: "often"}},
-		"tool no name":     {Messages: hi, Tools: []runlet.ToolSpec{{Description: "x"}}},
-		"output no schema": {Messages: hi, OutputSchema: &runlet.OutputSchema{Description: "free"}},
-		"output loose":     {Messages: hi, OutputSchema: &runlet.OutputSchema{Schema: loose}},
-		"image no data":    {Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.TextPart{Text: "x"}, runlet.ImagePart{}, runlet.ToolResultPart{}}}}},
-		"file no data":     {Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{Name: "x"}}}}},
-		"result no id":     {Messages: []runlet.Message{{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{Content: "x"}, runlet.ImagePart{}}}}},
-		"call no name":     {Messages: []runlet.Message{{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.TextPart{Text: "a"}, runlet.ToolCallPart{ID: "x"}}}}},
+		"store":             {Messages: history, Options: map[string]any{"store": true, "include": []any{"a", "b"}, "strict": true, "model": "o3"}},
+		"store false":       {Messages: history, Options: map[string]any{"store": false, "include": []string{}}},
+		"previous":          {Messages: history, Options: map[string]any{"previous_response_id": "resp_1"}},
+		"chain auto":        {Messages: history, Options: map[string]any{"previous_response_id": "auto"}},
+		"floats":            {Messages: hi, Settings: runlet.Settings{Temperature: &tiny, MaxOutputTokens: -1}},
+		"nan":               {Messages: hi, Settings: runlet.Settings{TopP: &nan}},
+		"reasoning":         {Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningMedium, BudgetTokens: 9, Summary: true}}},
+		"reasoning effort":  {Messages: hi, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow}}},
+		"reasoning summary": {Messages: hi, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Summary: true}}},
+		"reasoning typo":    {Messages: hi, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}},
+		"reasoning both":    {Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}, Options: map[string]any{"reasoning": map[string]any{"effort": "low"}}},
+		"choice":            {Messages: hi, ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceNone}},
+		"choice no name":    {Messages: hi, Tools: tools, ToolChoice: runlet.ToolChoice{Mode: runlet.ToolChoiceTool}},
+		"choice unknown":    {Messages: hi, ToolChoice: runlet.ToolChoice{Mode: "often"}},
+		"tool no name":      {Messages: hi, Tools: []runlet.ToolSpec{{Description: "x"}}},
+		"output no schema":  {Messages: hi, OutputSchema: &runlet.OutputSchema{Description: "free"}},
+		"output loose":      {Messages: hi, OutputSchema: &runlet.OutputSchema{Schema: loose}},
+		"image no data":     {Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.TextPart{Text: "x"}, runlet.ImagePart{}, runlet.ToolResultPart{}}}}},
+		"file no data":      {Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{Name: "x"}}}}},
+		"result no id":      {Messages: []runlet.Message{{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{Content: "x"}, runlet.ImagePart{}}}}},
+		"call no name":      {Messages: []runlet.Message{{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.TextPart{Text: "a"}, runlet.ToolCallPart{ID: "x"}}}}},
 		// Options that reshape the body go through the structs either way.
 		"reasoning option": {Messages: history, Options: map[string]any{"reasoning": map[string]any{"effort": "low"}}},
 		"text option":      {Messages: hi, Options: map[string]any{"text": map[string]any{"verbosity": "low"}}},
@@ -113,6 +118,7 @@ func FuzzRespWrite(f *testing.F) {
 	f.Add("hello", "call", `{"a":1}`, 0.7, uint8(0))
 	f.Add("\x00\x1f\"\\<>&\u2028\u2029\xff\xe6\x9d", "\xed\xa0\x80", "", 1e-7, uint8(7))
 	f.Add("😀", "", " ", 2e21, uint8(255))
+	f.Add("hi", "high", "", 0.5, uint8(64))
 	m := NewResponses(Config{BaseURL: "http://x/v1", APIKey: "k", Model: "m"})
 	f.Fuzz(func(t *testing.T, text, id, args string, temp float64, shape uint8) {
 		const p = "openai"
@@ -137,6 +143,9 @@ func FuzzRespWrite(f *testing.F) {
 		}
 		if shape&32 != 0 {
 			req.OutputSchema = &runlet.OutputSchema{Name: id, Description: text, Schema: weatherSchema()}
+		}
+		if shape&64 != 0 {
+			req.Reasoning = runlet.Reasoning{Effort: runlet.ReasoningEffort(id), Summary: shape&128 != 0}
 		}
 		checkRespWrite(t, m, req)
 	})
