@@ -59,13 +59,24 @@
 //
 // [AddAgent] adds an agent to an SDK server as one tool that takes a prompt
 // (and, with Sessions, a session ID); [AddTools] adds runlet tools as they
-// are. Serve the server on stdio with [ServeStdio], for a client that
+// are, every call running through the Runtime's tool executor
+// (runlet.Runtime.CallTool: schema checks, timeout, output cap, recovered
+// panics). Serve the server on stdio with [ServeStdio], for a client that
 // starts it as a subprocess (Claude Desktop, Claude Code, Cursor), or over
 // Streamable HTTP with [HTTPHandler]:
 //
 //	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "research", Version: "v1.0.0"}, nil)
 //	err := mcp.AddAgent(server, mcp.AgentTool{Agent: agent, Description: "Researches a topic."})
 //	err = mcp.ServeStdio(ctx, server)
+//
+// Over HTTP the clients are strangers, and [HTTPHandler] bounds what they
+// can do ([HTTPOptions]): web pages of origins not allowed get 403 (the MCP
+// specification's protection against DNS rebinding), bodies are bounded
+// in size and in the time they take to arrive, sessions in number and idle
+// time, and requests and tool calls in how many run at once:
+//
+//	http.Handle("/mcp", mcp.HTTPHandler(server, &mcp.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}))
+//	err = (&http.Server{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second}).ListenAndServe()
 //
 // The command `runlet mcp serve --config agent.yaml` does this for an agent
 // described in YAML.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -216,13 +215,6 @@ func errorResult(text string) *sdkmcp.CallToolResult {
 	res := textResult(text)
 	res.IsError = true
 	return res
-}
-
-// HTTPHandler serves s over Streamable HTTP, as the SDK's
-// StreamableHTTPHandler does; mount it at the MCP endpoint, such as
-// "/mcp". Put authentication in front of it for anything but loopback.
-func HTTPHandler(s *sdkmcp.Server) http.Handler {
-	return sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return s }, nil)
 }
 
 // ServeStdio serves s on standard input and output until the client

@@ -124,7 +124,7 @@ func TestAddAgentSessionsOverHTTP(t *testing.T) {
 	if err := mcp.AddAgent(s, mcp.AgentTool{Agent: &runlet.Agent{Model: model}, Runtime: rt, Name: "ask", Sessions: true}); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(mcp.HTTPHandler(s))
+	hs := httptest.NewServer(mcp.HTTPHandler(s, nil))
 	defer hs.Close()
 	defer hs.CloseClientConnections()
 	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "c", Version: "v0"}, nil).
@@ -286,7 +286,7 @@ func TestRunletCallsRunlet(t *testing.T) {
 	if err := mcp.AddAgent(s, mcp.AgentTool{Agent: &runlet.Agent{Name: "oracle", Model: inner}}); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(mcp.HTTPHandler(s))
+	hs := httptest.NewServer(mcp.HTTPHandler(s, nil))
 	defer hs.Close()
 	defer hs.CloseClientConnections()
 	ts := connectToolset(t, mcp.ServerConfig{URL: hs.URL}, mcp.WithPrefix("remote_"))

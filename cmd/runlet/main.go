@@ -54,7 +54,7 @@ func main() {
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(args []string) int {
-	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
 	return a.main(args)
 }
 
@@ -160,6 +160,7 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	lookupEnv      func(string) (string, bool) // getenv's, telling unset from empty
 
 	stdinTTY, stdoutTTY, stderrTTY bool
 	color                          bool
@@ -168,8 +169,9 @@ type app struct {
 	editor *editor       // see lineEditor
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+func newApp(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) *app {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, lookupEnv: lookupEnv}
 	a.stdinTTY, a.stdoutTTY, a.stderrTTY = isTerminal(stdin), isTerminal(stdout), isTerminal(stderr)
 	a.color = a.stderrTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 	return a

@@ -49,7 +49,14 @@ Flags:
                          RUNLET_MCP_TOKEN set, every request must carry
                          "Authorization: Bearer $RUNLET_MCP_TOKEN"; without
                          it, ADDR must be a loopback address (anyone who
-                         reaches the port spends your model's API key)
+                         reaches the port spends your model's API key). An
+                         empty RUNLET_MCP_TOKEN is refused
+  --allow-origin ORIGIN  a web origin (https://app.example.com) whose pages
+                         may call the server, repeatable; requests from other
+                         origins get 403, except loopback ones (DNS
+                         rebinding protection); "*" allows all
+  --max-sessions N       the most MCP sessions open at once (default 100)
+  --session-timeout D    close a session idle for D (default 10m)
   --name NAME            the tool's name (default: the agent's name)
   --description TEXT     what the tool does, for the client's model
   --session-store FILE   keep conversations by session_id in this SQLite file
@@ -120,7 +127,11 @@ func (a *app) cmdMCP(args []string) int {
 	var f flags
 	fs := newFlagSet("mcp serve", &f)
 	var httpAddr, name, desc string
+	var httpOpts mcp.HTTPOptions
 	fs.StringVar(&httpAddr, "http", "", "")
+	fs.Var((*listFlag)(&httpOpts.AllowedOrigins), "allow-origin", "")
+	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", 0, "")
+	fs.DurationVar(&httpOpts.SessionIdleTimeout, "session-timeout", 0, "")
 	fs.StringVar(&name, "name", "", "")
 	fs.StringVar(&desc, "description", "", "")
 	fs.StringVar(&f.store, "session-store", "", "")
@@ -134,6 +145,15 @@ func (a *app) cmdMCP(args []string) int {
 	}
 	if err == nil {
 		err = f.validate()
+	}
+	if err == nil && httpAddr == "" && (len(httpOpts.AllowedOrigins) > 0 || httpOpts.MaxSessions != 0 || httpOpts.SessionIdleTimeout != 0) {
+		err = errors.New("--allow-origin, --max-sessions and --session-timeout need --http")
+	}
+	token, tokenSet := a.lookupEnv("RUNLET_MCP_TOKEN")
+	if err == nil && httpAddr != "" && tokenSet && strings.TrimSpace(token) == "" {
+		// Empty must not mean "no authentication": a deployment that
+		// meant to set a token and got an empty one would serve anyone.
+		err = errors.New("RUNLET_MCP_TOKEN is set but empty: set it to a secret token, or unset it to serve loopback without one")
 	}
 	if err != nil {
 		return a.usage("mcp serve", err)
@@ -160,7 +180,7 @@ func (a *app) cmdMCP(args []string) int {
 		return exitFailed
 	}
 	if httpAddr != "" {
-		return a.serveHTTP(ctx, server, httpAddr, a.getenv("RUNLET_MCP_TOKEN"))
+		return a.serveHTTP(ctx, server, httpAddr, token, &httpOpts)
 	}
 	t := &sdkmcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}}
 	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
@@ -170,10 +190,10 @@ func (a *app) cmdMCP(args []string) int {
 	return exitOK
 }
 
-// serveHTTP serves Streamable HTTP at /mcp until ctx ends. A non-empty
-// token is required of every request as a bearer token; without one, only
-// a loopback address is served.
-func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token string) int {
+// serveHTTP serves Streamable HTTP at /mcp until ctx ends, bounded by
+// opts. A non-empty token is required of every request as a bearer token;
+// without one, only a loopback address is served.
+func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token string, opts *mcp.HTTPOptions) int {
 	if token == "" && !loopback(addr) {
 		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s is not a loopback address, and the agent would answer (on your API key) anyone who reaches it: set RUNLET_MCP_TOKEN to require \"Authorization: Bearer <token>\", or serve on 127.0.0.1\n", addr)
 		return exitUsage
@@ -183,13 +203,16 @@ func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token 
 		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s: %v\n", addr, err)
 		return exitUsage
 	}
-	var h http.Handler = mcp.HTTPHandler(server)
+	var h http.Handler = mcp.HTTPHandler(server, opts)
 	if token != "" {
 		h = requireBearer(token, h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The handler bounds bodies, sessions and calls; the server bounds the
+	// rest of what a client sends: headers, in time and size, and idle
+	// connections.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(a.stderr, "runlet: serving MCP at http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -167,6 +167,47 @@ func TestMCPServeHTTP(t *testing.T) {
 	stopServe(t, cmd)
 }
 
+// initialize posts an initialize request to url with an Origin header (if
+// not empty) and returns the status.
+func initialize(t *testing.T, url, origin string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// "runlet mcp serve --http" refuses web pages of other origins (DNS
+// rebinding) and bounds its sessions.
+func TestMCPServeHTTPBounds(t *testing.T) {
+	cmd, url, _ := startServeHTTP(t, nil, "--http", "127.0.0.1:0", "--allow-origin", "https://app.example.com", "--max-sessions", "2", "--session-timeout", "1h")
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"http://evil.example", http.StatusForbidden},
+		{"http://localhost.evil.example", http.StatusForbidden},
+		{"https://app.example.com", http.StatusOK},               // session 1
+		{"", http.StatusOK},                                      // session 2
+		{"http://localhost:6274", http.StatusServiceUnavailable}, // one session too many
+	} {
+		if got := initialize(t, url, tc.origin); got != tc.want {
+			t.Errorf("Origin %q: %d, want %d", tc.origin, got, tc.want)
+		}
+	}
+	stopServe(t, cmd)
+}
+
 // bearer adds an Authorization header to every request.
 type bearer struct{ token string }
 
@@ -228,10 +269,21 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"mcp", "serve", "--http", "0.0.0.0:0"}, exitUsage, "set RUNLET_MCP_TOKEN"},
 		{[]string{"mcp", "serve", "--http", "example.com:8080"}, exitUsage, "not a loopback address"},
 		{[]string{"run", "--mcp", "bad=" + os.DevNull + "/nonexistent", "hi"}, exitFailed, "mcp_servers.0 (bad)"},
+		{[]string{"mcp", "serve", "--allow-origin", "https://app.example.com"}, exitUsage, "need --http"},
+		{[]string{"mcp", "serve", "--http", "127.0.0.1:0", "--max-sessions", "x"}, exitUsage, "max-sessions"},
 	} {
 		r := runCLI(t, "", nil, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("runlet %v: want exit %d and %q\n%s", tc.args, tc.code, tc.want, r)
+		}
+	}
+	// An empty token must not mean "no authentication".
+	for _, token := range []string{"", "  "} {
+		for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+			r := runCLI(t, "", []string{"RUNLET_MCP_TOKEN=" + token}, "mcp", "serve", "--http", addr)
+			if r.code != exitUsage || !strings.Contains(r.stderr, "RUNLET_MCP_TOKEN is set but empty") {
+				t.Errorf("RUNLET_MCP_TOKEN=%q --http %s: want exit %d\n%s", token, addr, exitUsage, r)
+			}
 		}
 	}
 	if r := runCLI(t, "", nil, "help", "mcp"); r.code != 0 || !strings.Contains(r.stdout, "runlet mcp serve --config agent.yaml") {

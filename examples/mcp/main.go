@@ -176,7 +176,7 @@ func server(command []string, o options, stderr io.Writer) (cfg mcp.ServerConfig
 			return cfg, nil, err
 		}
 		demo := demoServer()
-		mcpHandler := mcp.HTTPHandler(demo)
+		mcpHandler := mcp.HTTPHandler(demo, nil)
 		hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "Bearer demo-token" {
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
