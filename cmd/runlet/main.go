@@ -54,7 +54,8 @@ func main() {
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(args []string) int {
-	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
+	a := newApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	a.lookupEnv = os.LookupEnv
 	return a.main(args)
 }
 
@@ -169,8 +170,8 @@ type app struct {
 	editor *editor       // see lineEditor
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) *app {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+func newApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *app {
+	lookupEnv := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, lookupEnv: lookupEnv}
 	a.stdinTTY, a.stdoutTTY, a.stderrTTY = isTerminal(stdin), isTerminal(stdout), isTerminal(stderr)
 	a.color = a.stderrTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
