@@ -391,3 +391,38 @@ func closeSessions(s *sdkmcp.Server) {
 		ss.Close()
 	}
 }
+
+// A server that stops answering tools/list after saying its tools changed:
+// the next Tools returns the last list within Limits.ListTimeout, and the
+// connection is dropped, so the one after connects again.
+func TestToolsetListTimeout(t *testing.T) {
+	var lists atomic.Int64
+	s := &rawServer{handle: both(
+		answer("tools/list", func(c *rawConn, r *rawRequest) {
+			if lists.Add(1) == 1 {
+				c.reply(r.ID, toolList("", "change"))
+			}
+		}),
+		answer("tools/call", func(c *rawConn, r *rawRequest) {
+			c.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+			c.reply(r.ID, text("changed"))
+		}),
+	)}
+	var log strings.Builder
+	ts := connectToolset(t, s.config(), mcp.WithLimits(mcp.Limits{ListTimeout: 300 * time.Millisecond}),
+		mcp.WithRetry(1, 0), mcp.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	tools := currentTools(t, ts)
+	if out, err := callTool(t, tools, "change", `{}`); err != nil || out != "changed" {
+		t.Fatalf("call: %q, %v", out, err)
+	}
+	start := time.Now()
+	if got := currentTools(t, ts); len(got) != 1 || got["change"] == nil {
+		t.Fatalf("tools after the list timed out: %v", got)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Tools took %v", d)
+	}
+	if !strings.Contains(log.String(), "did not answer within 300ms (Limits.ListTimeout)") {
+		t.Errorf("log: %s", log.String())
+	}
+}

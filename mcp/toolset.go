@@ -192,14 +192,24 @@ func (ts *Toolset) refresh(ctx context.Context, s *sdkmcp.ClientSession) {
 	lctx, cancel := context.WithTimeout(ctx, ts.c.limits.ListTimeout)
 	defer cancel()
 	tools, names, err := listTools(lctx, s, &ts.c, ts.name, ts)
+	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
+		err = &LimitError{Server: ts.name, Limit: "ListTimeout", Value: int64(ts.c.limits.ListTimeout)}
+	}
 	if err != nil {
-		ts.markStale()
-		if ctx.Err() == nil && (lctx.Err() != nil || brokenConn(err)) {
+		ts.c.logger.Warn("mcp: refreshing the tool list", "server", ts.name, "error", ts.cfg.redact(err))
+		var le *LimitError
+		switch {
+		case ctx.Err() != nil:
+			ts.markStale()
+		case errors.As(err, &le) && le.Limit == "ListTimeout", brokenConn(err):
 			// A server that does not answer a list in time is treated as
 			// gone: the next use connects again.
+			ts.markStale()
 			ts.lost(s)
 		}
-		ts.c.logger.Warn("mcp: refreshing the tool list", "server", ts.name, "error", ts.cfg.redact(err))
+		// Otherwise the server answered (an error, or too many pages or
+		// tools): asking again before it says its tools changed would get
+		// the same answer, so the list stays as it was until then.
 		return
 	}
 	ts.mu.Lock()
@@ -358,11 +368,11 @@ func (ts *Toolset) callTool(ctx context.Context, p *sdkmcp.CallToolParams) (*sdk
 		if err == nil || ctx.Err() != nil {
 			return res, ts.cfg.redact(err)
 		}
-		if code := g.status.Load(); code != 0 {
+		if code := g.status.Swap(0); code != 0 {
 			ts.lost(s) // the next call connects again, and is told the same
 			return nil, &AuthError{Server: ts.name, StatusCode: int(code)}
 		}
-		if g.tooBig.Load() {
+		if g.tooBig.Swap(false) {
 			ts.lost(s) // over HTTP, a message too large ends the connection
 			return nil, g.tooLarge()
 		}
