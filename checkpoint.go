@@ -148,6 +148,9 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		if err := checkNestedTools(r.ctx, cp, r.agent, tool, r.cfg.runID, ""); err != nil {
 			return fail(err)
 		}
+		if err := checkEdits(r.ctx, cp, r.agent, tool, decisionsByID(r.decided)); err != nil {
+			return fail(err)
+		}
 		// Claim atomically: of several concurrent resumes exactly one
 		// proceeds, with the checkpoint checked above.
 		claimed, err := store.ClaimCheckpoint(r.ctx, r.cfg.runID)
@@ -214,10 +217,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 
 	last := cp.Messages[len(cp.Messages)-1]
 	calls := last.ToolCalls()
-	byID := make(map[string]Decision, len(r.decided))
-	for _, d := range r.decided {
-		byID[d.CallID] = d
-	}
+	byID := decisionsByID(r.decided)
 	done := make(map[string]ToolResultPart, len(cp.Results))
 	for _, res := range cp.Results {
 		done[res.CallID] = res
@@ -252,13 +252,11 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 				known[i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: "Error: call rejected: " + reason, IsError: true}
 				r.rejected[c.ID] = true
 			} else {
-				if len(d.Arguments) > 0 {
-					calls[i].Arguments = d.Arguments
-				}
 				r.approved[c.ID] = true
 			}
 		}
 	}
+	r.applyEdits(calls, byID)
 	return calls, known, true
 }
 
@@ -295,30 +293,4 @@ func noSessionStore(id string) error {
 	return fmt.Errorf("runlet: session %q needs a session store and this Runtime has none; "+
 		"create it with runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore())) to keep sessions in this process, "+
 		"or with a durable store (store/sqlite, store/postgres): %w", id, ErrNoSession)
-}
-
-func checkDecisions(pending []ToolCallPart, decisions []Decision) error {
-	want := make(map[string]bool, len(pending))
-	for _, c := range pending {
-		want[c.ID] = true
-	}
-	seen := make(map[string]bool, len(decisions))
-	for _, d := range decisions {
-		if !want[d.CallID] {
-			return fmt.Errorf("decision for unknown call %q", d.CallID)
-		}
-		if seen[d.CallID] {
-			return fmt.Errorf("two decisions for call %q", d.CallID)
-		}
-		if d.Approve && len(d.Arguments) > 0 && !json.Valid(d.Arguments) {
-			return fmt.Errorf("edited arguments for call %q are not valid JSON", d.CallID)
-		}
-		seen[d.CallID] = true
-	}
-	for _, c := range pending {
-		if !seen[c.ID] {
-			return fmt.Errorf("no decision for pending call %q (%s)", c.ID, c.Name)
-		}
-	}
-	return nil
 }

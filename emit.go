@@ -128,11 +128,11 @@ func cloneEvent(ev Event) Event {
 		return &c
 	case *ToolStarted:
 		c := *e
-		c.Call.Arguments = slices.Clone(e.Call.Arguments)
+		c.Call = e.Call.clone()
 		return &c
 	case *ToolFinished:
 		c := *e
-		c.Call.Arguments = slices.Clone(e.Call.Arguments)
+		c.Call = e.Call.clone()
 		return &c
 	case *RunInterrupted:
 		c := *e
@@ -174,7 +174,7 @@ func ptr[T any](v T) *T { return &v }
 func cloneCalls(calls []ToolCallPart) []ToolCallPart {
 	out := slices.Clone(calls)
 	for i := range out {
-		out[i].Arguments = slices.Clone(out[i].Arguments)
+		out[i] = out[i].clone()
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package runlet
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -121,11 +122,19 @@ type ReasoningPart struct {
 }
 
 // ToolCallPart is the model asking to call a tool. Arguments is the JSON
-// object the model produced, exactly as received.
+// object the model produced, exactly as received, unless a person edited
+// it (see OriginalArguments).
 type ToolCallPart struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// OriginalArguments, when set, are the arguments the model proposed,
+	// which a person replaced with Arguments when approving the call
+	// (ApproveWithArguments). Arguments are what the tool ran with, and
+	// what the history, the session, checkpoints and the next model
+	// request show; OriginalArguments are kept for an audit and are never
+	// sent to a model (see each provider's documentation).
+	OriginalArguments json.RawMessage `json:"original_arguments,omitempty"`
 	// ItemID and Provider carry provider continuation state, such as the
 	// OpenAI Responses function_call item ID.
 	ItemID   string `json:"item_id,omitempty"`
@@ -213,19 +222,35 @@ func marshalPart(p Part) ([]byte, error) {
 // not valid JSON (a call cut off by the token limit, say) are kept verbatim
 // in "arguments_text", so the call still round-trips (encoding/json alone
 // would fail on them).
+//
+// OriginalArguments that are not valid JSON (a person fixed a cut-off
+// call) are kept the same way, in "original_arguments_text".
 func (p ToolCallPart) MarshalJSON() ([]byte, error) {
 	type w ToolCallPart
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}
-	if !json.Valid(p.Arguments) {
-		return tagged(p.partType(), struct {
-			w
-			Arguments     json.RawMessage `json:"arguments,omitempty"`
-			ArgumentsText string          `json:"arguments_text"`
-		}{w: w(p), ArgumentsText: string(p.Arguments)})
+	argsOK := json.Valid(p.Arguments)
+	origOK := len(p.OriginalArguments) == 0 || json.Valid(p.OriginalArguments)
+	if argsOK && origOK {
+		return tagged(p.partType(), w(p))
 	}
-	return tagged(p.partType(), w(p))
+	v := struct {
+		w
+		Arguments             json.RawMessage `json:"arguments,omitempty"`
+		ArgumentsText         *string         `json:"arguments_text,omitempty"`
+		OriginalArguments     json.RawMessage `json:"original_arguments,omitempty"`
+		OriginalArgumentsText *string         `json:"original_arguments_text,omitempty"`
+	}{w: w(p), Arguments: p.Arguments, OriginalArguments: p.OriginalArguments}
+	if !argsOK {
+		s := string(p.Arguments)
+		v.Arguments, v.ArgumentsText = nil, &s
+	}
+	if !origOK {
+		s := string(p.OriginalArguments)
+		v.OriginalArguments, v.OriginalArgumentsText = nil, &s
+	}
+	return tagged(p.partType(), v)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -233,7 +258,8 @@ func (p *ToolCallPart) UnmarshalJSON(data []byte) error {
 	type w ToolCallPart
 	var v struct {
 		w
-		ArgumentsText *string `json:"arguments_text"`
+		ArgumentsText         *string `json:"arguments_text"`
+		OriginalArgumentsText *string `json:"original_arguments_text"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -242,7 +268,17 @@ func (p *ToolCallPart) UnmarshalJSON(data []byte) error {
 	if v.ArgumentsText != nil {
 		p.Arguments = json.RawMessage(*v.ArgumentsText)
 	}
+	if v.OriginalArgumentsText != nil {
+		p.OriginalArguments = json.RawMessage(*v.OriginalArgumentsText)
+	}
 	return nil
+}
+
+// clone returns p with its own copies of the argument bytes.
+func (p ToolCallPart) clone() ToolCallPart {
+	p.Arguments = slices.Clone(p.Arguments)
+	p.OriginalArguments = slices.Clone(p.OriginalArguments)
+	return p
 }
 
 // MarshalJSON writes the result with its "type" discriminator, as in a
@@ -307,13 +343,16 @@ type wirePart struct {
 	Name          string          `json:"name"`
 	Arguments     json.RawMessage `json:"arguments"`
 	ArgumentsText *string         `json:"arguments_text"`
-	CallID        string          `json:"call_id"`
-	Content       string          `json:"content"`
-	IsError       bool            `json:"is_error"`
-	URL           string          `json:"url"`
-	MediaType     string          `json:"media_type"`
-	Data          []byte          `json:"data"`
-	Detail        string          `json:"detail"`
+	// an edited call's (see ToolCallPart.OriginalArguments)
+	OriginalArguments     json.RawMessage `json:"original_arguments"`
+	OriginalArgumentsText *string         `json:"original_arguments_text"`
+	CallID                string          `json:"call_id"`
+	Content               string          `json:"content"`
+	IsError               bool            `json:"is_error"`
+	URL                   string          `json:"url"`
+	MediaType             string          `json:"media_type"`
+	Data                  []byte          `json:"data"`
+	Detail                string          `json:"detail"`
 }
 
 func (w *wirePart) part() (Part, error) {
@@ -327,7 +366,12 @@ func (w *wirePart) part() (Part, error) {
 		if w.ArgumentsText != nil {
 			args = json.RawMessage(*w.ArgumentsText)
 		}
-		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
+		orig := w.OriginalArguments
+		if w.OriginalArgumentsText != nil {
+			orig = json.RawMessage(*w.OriginalArgumentsText)
+		}
+		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, OriginalArguments: orig,
+			ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
 	case "tool_result":
 		return ToolResultPart{CallID: w.CallID, Name: w.Name, Content: w.Content, IsError: w.IsError}, nil
 	case "image":

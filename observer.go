@@ -59,7 +59,9 @@ func (o *JSONLObserver) Err() error {
 
 // NewSlogObserver returns an observer logging events to l (slog.Default()
 // if nil): deltas at Debug, tool and model events at Info, failures at
-// Error. Request and response bodies are not logged, only their shape.
+// Error. Request and response bodies are not logged, only their shape;
+// tool arguments neither, but a call whose arguments a person edited on
+// approval (see ApproveWithArguments) is marked edited_arguments=true.
 func NewSlogObserver(l *slog.Logger) Observer {
 	if l == nil {
 		l = slog.Default()
@@ -91,9 +93,15 @@ func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 			slog.Duration("duration", e.Duration))
 	case *ToolStarted:
 		attrs = append(attrs, slog.String("tool", e.Call.Name), slog.String("call_id", e.Call.ID))
+		if e.Call.OriginalArguments != nil { // a person changed the arguments
+			attrs = append(attrs, slog.Bool("edited_arguments", true))
+		}
 	case *ToolFinished:
-		attrs = append(attrs, slog.String("tool", e.Call.Name), slog.String("call_id", e.Call.ID),
-			slog.Bool("is_error", e.Result.IsError), slog.Duration("duration", e.Duration))
+		attrs = append(attrs, slog.String("tool", e.Call.Name), slog.String("call_id", e.Call.ID))
+		if e.Call.OriginalArguments != nil {
+			attrs = append(attrs, slog.Bool("edited_arguments", true))
+		}
+		attrs = append(attrs, slog.Bool("is_error", e.Result.IsError), slog.Duration("duration", e.Duration))
 		if e.ErrorKind != "" {
 			level = slog.LevelWarn
 			attrs = append(attrs, slog.String("error_kind", string(e.ErrorKind)))

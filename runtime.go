@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"iter"
 	"log/slog"
 )
@@ -97,29 +96,6 @@ func (rt *Runtime) Stream(ctx context.Context, agent *Agent, input string, opts 
 		r := rt.newRun(agent, input, opts, yield)
 		r.start(ctx)
 	}
-}
-
-// Decision is a human's answer to a call waiting for approval.
-type Decision struct {
-	CallID  string `json:"call_id"`
-	Approve bool   `json:"approve"`
-	// Reason is shown to the model when the call is rejected.
-	Reason string `json:"reason,omitempty"`
-	// Arguments, when set on an approval, replace the call's arguments.
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-}
-
-// Approve approves a pending call.
-func Approve(callID string) Decision { return Decision{CallID: callID, Approve: true} }
-
-// ApproveWithArguments approves a pending call with edited arguments.
-func ApproveWithArguments(callID string, args json.RawMessage) Decision {
-	return Decision{CallID: callID, Approve: true, Arguments: args}
-}
-
-// Reject rejects a pending call; the model sees reason in an is-error result.
-func Reject(callID, reason string) Decision {
-	return Decision{CallID: callID, Reason: reason}
 }
 
 // Resume continues an interrupted run from its checkpoint, possibly in

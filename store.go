@@ -185,8 +185,7 @@ func cloneMessages(msgs []Message) []Message {
 		for j, p := range out[i].Parts {
 			switch p := p.(type) {
 			case ToolCallPart:
-				p.Arguments = slices.Clone(p.Arguments)
-				out[i].Parts[j] = p
+				out[i].Parts[j] = p.clone()
 			case ImagePart:
 				p.Data = slices.Clone(p.Data)
 				out[i].Parts[j] = p
