@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,12 @@ const (
 	proposed = `{"path":"/tmp/a"}`
 	edited   = `{"path":"/tmp/a.bak"}`
 )
+
+// ran lists the deleted paths in order (the tools of a turn run
+// concurrently).
+func ran(deleted []string) string {
+	return strings.Join(slices.Sorted(slices.Values(deleted)), ",")
+}
 
 // callOf returns the call with id among msgs' parts, failing if none.
 func callOf(t *testing.T, where string, msgs []runlet.Message, id string) runlet.ToolCallPart {
@@ -74,7 +81,7 @@ func TestEditedApprovalIsTheHistory(t *testing.T) {
 			} else if got, err = rt.Resume(context.Background(), agent, res.RunID, decisions...); err != nil {
 				t.Fatal(err)
 			}
-			if strings.Join(deleted, ",") != "/tmp/a.bak,/tmp/b" {
+			if ran(deleted) != "/tmp/a.bak,/tmp/b" {
 				t.Fatalf("deleted %v", deleted)
 			}
 			wantEdited(t, "Result.Messages", callOf(t, "Result.Messages", got.Messages, "d1"))
@@ -204,7 +211,7 @@ func TestEditedApprovalNested(t *testing.T) {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	wantEdited(t, "inner's last request", callOf(t, "inner's last request", inner.Requests()[2].Messages, "d1"))
-	if strings.Join(deleted, ",") != "/tmp/a.bak,/tmp/b" {
+	if ran(deleted) != "/tmp/a.bak,/tmp/b" {
 		t.Fatalf("deleted %v", deleted)
 	}
 }
@@ -258,7 +265,7 @@ func TestEditedArgumentsRefused(t *testing.T) {
 				if err != nil || res.Status != runlet.StateFinished {
 					t.Fatalf("nested %v: corrected resume: res %+v err %v", nested, res, err)
 				}
-				if strings.Join(deleted, ",") != "/tmp/a.bak,/tmp/b" {
+				if ran(deleted) != "/tmp/a.bak,/tmp/b" {
 					t.Fatalf("deleted %v", deleted)
 				}
 			}
