@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,7 +45,8 @@ type agentInput struct {
 // notifications/progress for each model call and tool call. Cancelling the
 // request (notifications/cancelled, or a closed connection) cancels the run.
 // A failed run, or one that stops for a human's approval (which MCP cannot
-// ask for), is an isError result saying why.
+// ask for), is an isError result saying why; so is a panic (of the model,
+// say), which is logged to slog.Default() with its stack.
 func AddAgent(s *sdkmcp.Server, a AgentTool) error {
 	if s == nil || a.Agent == nil {
 		return errors.New("mcp: AddAgent needs a server and an agent")
@@ -75,7 +78,19 @@ func AddAgent(s *sdkmcp.Server, a AgentTool) error {
 			Description: "Continues the conversation of earlier calls with the same ID; omit for a new one."}
 	}
 	s.AddTool(&sdkmcp.Tool{Name: name, Description: desc, InputSchema: schema},
-		func(ctx context.Context, req *sdkmcp.CallToolRequest) (*sdkmcp.CallToolResult, error) {
+		func(ctx context.Context, req *sdkmcp.CallToolRequest) (res *sdkmcp.CallToolResult, err error) {
+			// The SDK does not recover a handler's panic: one would end the
+			// server, and every client's session with it.
+			defer func() {
+				if v := recover(); v != nil {
+					msg := fmt.Sprint(v)
+					if len(msg) > 256 {
+						msg = msg[:256] + "..."
+					}
+					slog.Error("runlet/mcp: the agent panicked", "tool", name, "panic", msg, "stack", string(debug.Stack()))
+					res, err = errorResult("The agent failed: it crashed (panic: "+strings.ToValidUTF8(msg, "?")+")."), nil
+				}
+			}()
 			var in agentInput
 			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || strings.TrimSpace(in.Prompt) == "" {
 				return errorResult("The arguments must be a JSON object with a non-empty string prompt."), nil

@@ -194,6 +194,27 @@ func TestAddAgentOutcomes(t *testing.T) {
 	}
 }
 
+// A panic in the served agent (its model, say) is an error result, not
+// the end of the server.
+func TestAddAgentPanic(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: "v0"}, nil)
+	panicky := &runlettest.Model{Func: func(context.Context, *runlet.ModelRequest) runlettest.Reply { panic("model bug") }}
+	for name, m := range map[string]runlet.Model{"panics": panicky, "works": runlettest.NewModel(runlettest.TextReply("fine"))} {
+		if err := mcp.AddAgent(s, mcp.AgentTool{Agent: &runlet.Agent{Model: m}, Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := serveClient(t, s, nil)
+	if out, isErr := call(t, cs, &sdkmcp.CallToolParams{Name: "panics", Arguments: map[string]any{"prompt": "go"}}); !isErr || out != "The agent failed: it crashed (panic: model bug)." {
+		t.Errorf("panicking agent: %q, %v", out, isErr)
+	}
+	if out, isErr := call(t, cs, &sdkmcp.CallToolParams{Name: "works", Arguments: map[string]any{"prompt": "go"}}); isErr || out != "fine" {
+		t.Errorf("after the panic: %q, %v", out, isErr)
+	}
+}
+
 func TestAddTools(t *testing.T) {
 	s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: "v0"}, nil)
 	slow := runlet.NewTool("slow", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
