@@ -72,8 +72,10 @@
 // Over HTTP the clients are strangers, and [HTTPHandler] bounds what they
 // can do ([HTTPOptions]): web pages of origins not allowed get 403 (the MCP
 // specification's protection against DNS rebinding), bodies are bounded
-// in size and in the time they take to arrive, sessions in number and idle
-// time, and requests and tool calls in how many run at once:
+// in size and in the time they take to arrive, each write of a response in
+// time (a client that stops reading loses its connection), sessions in
+// number and idle time, and requests and tool calls in how many run at
+// once:
 //
 //	http.Handle("/mcp", mcp.HTTPHandler(server, &mcp.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}))
 //	err = (&http.Server{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second}).ListenAndServe()

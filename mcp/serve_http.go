@@ -49,6 +49,12 @@ type HTTPOptions struct {
 	// to read the headers is the http.Server's ReadHeaderTimeout: set it.)
 	// Default 30 seconds; negative: no limit.
 	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of a response: a client that stops
+	// reading its responses (a call's result, a stream's events) for this
+	// long loses the connection, so the request ends rather than hold its
+	// goroutine and data for ever. A stream with nothing to send is not
+	// affected. Default 30 seconds; negative: no limit.
+	WriteTimeout time.Duration
 	// MaxConcurrent bounds the request bodies being read at once (one more
 	// gets 503 Service Unavailable) and the tool calls running at once on
 	// the server, whichever session they come from (one more gets a
@@ -64,6 +70,7 @@ const (
 	defaultSessionIdle     = 10 * time.Minute
 	defaultMaxRequestBytes = 1 << 20
 	defaultBodyTimeout     = 30 * time.Second
+	defaultWriteTimeout    = 30 * time.Second
 	defaultMaxConcurrent   = 64
 )
 
@@ -92,6 +99,9 @@ func (o *HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if h.BodyTimeout == 0 {
 		h.BodyTimeout = defaultBodyTimeout
+	}
+	if h.WriteTimeout == 0 {
+		h.WriteTimeout = defaultWriteTimeout
 	}
 	return h
 }
@@ -140,6 +150,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Forbidden: origin %q may not call this MCP server (see HTTPOptions.AllowedOrigins)", origins[0]), http.StatusForbidden)
 		return
 	}
+	if h.opts.WriteTimeout > 0 {
+		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout}
+		if dw.rc.SetWriteDeadline(time.Time{}) == nil { // else not net/http's: no deadlines
+			w = dw
+			// For the end of the response, which net/http writes.
+			defer dw.rc.SetWriteDeadline(time.Now().Add(dw.timeout))
+		}
+	}
 	if r.Method == http.MethodPost {
 		if !h.readBody(w, r) {
 			return
@@ -157,6 +175,26 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.sdk.ServeHTTP(w, r)
 }
+
+// deadlineWriter gives each write of a response timeout to complete.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) Flush() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	_ = w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach net/http's writer.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sessionWriter ends an admitted request (see admit) when its response
 // starts, before its client can send another: then the SDK has started

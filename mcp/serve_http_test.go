@@ -137,6 +137,56 @@ func TestHTTPHandlerBodyBounds(t *testing.T) {
 	}
 }
 
+// A client that stops reading its responses loses its connection after
+// WriteTimeout, rather than hold the request for ever.
+func TestHTTPHandlerStalledReader(t *testing.T) {
+	huge := runlet.NewTool("huge", "Returns 16 MiB.", func(context.Context, struct{}) (string, error) {
+		return strings.Repeat("x", 16<<20), nil
+	})
+	s := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: "v0"}, nil)
+	if err := mcp.AddToolsWith(s, runlet.NewRuntime(runlet.WithMaxToolOutput(-1)), huge); err != nil {
+		t.Fatal(err)
+	}
+	h := mcp.HTTPHandler(s, &mcp.HTTPOptions{WriteTimeout: 100 * time.Millisecond})
+	ended := make(chan string, 16)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		ended <- r.Header.Get("X-Test")
+	}))
+	defer hs.Close()
+	defer func() {
+		for ss := range s.Sessions() {
+			ss.Close()
+		}
+	}()
+	resp, _ := post(t, hs.URL, initializeBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	post(t, hs.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")
+
+	conn, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(4096)
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"huge","arguments":{}}}`
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nX-Test: stalled\r\nContent-Length: %d\r\n\r\n%s", hs.Listener.Addr(), sid, len(body), body)
+	// The client reads nothing; the server gives up writing.
+	guard := time.After(30 * time.Second)
+	for {
+		select {
+		case name := <-ended:
+			if name != "stalled" {
+				continue
+			}
+		case <-guard:
+			t.Fatal("the request to a client that reads nothing never ended")
+		}
+		break
+	}
+}
+
 // Sessions are bounded in number, and closed after SessionIdleTimeout
 // without a request.
 func TestHTTPHandlerSessions(t *testing.T) {
