@@ -33,7 +33,8 @@ func sampleCheckpoint(runID string) *runlet.Checkpoint {
 			{Role: runlet.RoleAssistant, Parts: []runlet.Part{
 				runlet.ReasoningPart{Text: "needs approval", Signature: "sig==", Provider: "anthropic"},
 				runlet.ToolCallPart{ID: "call_1", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/tmp/old.log","force":true}`)},
-				runlet.ToolCallPart{ID: "call_2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"東京","nested":{"a":[1,2.5,null]}}`)},
+				runlet.ToolCallPart{ID: "call_2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"東京","nested":{"a":[1,2.5,null]}}`),
+					OriginalArguments: json.RawMessage(`{"city":"Tokyo"}`)}, // edited on approval
 			}},
 		},
 		Results: []runlet.ToolResultPart{

@@ -68,6 +68,16 @@ func partCases() []partCase {
 		{"ToolCallEmptyArguments", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
 			ID: "call_empty", Name: "now",
 		}}}},
+		{"ToolCallEdited", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
+			// A person edited the arguments on approval: both are kept.
+			ID: "call_ed", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/tmp/a.bak"}`),
+			OriginalArguments: json.RawMessage(`{"path":"/tmp/a"}`),
+		}}}},
+		{"ToolCallEditedCutOff", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
+			// ... also when the model's were cut off (not valid JSON).
+			ID: "call_cut", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/tmp/a"}`),
+			OriginalArguments: json.RawMessage(`{"path":"/tm`),
+		}}}},
 		{"ToolResult", runlet.Message{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{
 			CallID: "call_abc123", Name: "get_weather", Content: `{"temp":21.5,"sky":"clear"}`,
 		}}}},
