@@ -52,4 +52,3 @@ func TestEditedApprovalInTheSession(t *testing.T) {
 		t.Fatalf("stored call %+v", calls)
 	}
 }
-
