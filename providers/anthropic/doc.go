@@ -33,6 +33,15 @@
 // signature or data, is dropped. This keeps extended thinking working
 // across tool calls.
 //
+// A tool call whose arguments a person edited when approving it
+// (runlet.ApproveWithArguments; ToolCallPart.OriginalArguments is set) is a
+// tool_use block with the arguments that ran, never the model's, and the
+// thinking block before it still goes back unchanged: its signature
+// verifies that block, not the tool_use input after it, and the API
+// requires the thinking of the current tool-use cycle, so it is kept
+// rather than dropped. The thinking may still speak of the arguments the
+// model first proposed; the tool_use and its result say what ran.
+//
 // Tools are sent with input_schema (an empty object schema when a tool has
 // none). ToolChoice maps to tool_choice auto, any (ToolChoiceRequired),
 // tool (with name) or none. Settings map to max_tokens, temperature, top_p

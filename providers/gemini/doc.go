@@ -74,6 +74,16 @@
 // "skip_thought_signature_validator" that the API documents, except for
 // Gemini 1.x and 2.x models.
 //
+// A function call whose arguments a person edited when approving it
+// (runlet.ApproveWithArguments; ToolCallPart.OriginalArguments is set) is
+// sent with the arguments that ran, never the model's, and without its
+// signature: the signature stands for the model's reasoning up to the call
+// it made, and the API documents neither that a signature tolerates
+// changed arguments nor how it would reject them, while it documents the
+// placeholder for function calls it did not generate. So an edited first
+// call of a step carries the placeholder (Gemini 3 and later), the
+// reasoning of that step is not carried over, and the request is valid.
+//
 // # Errors and retries
 //
 // Errors in the google.rpc.Status envelope (also wrapped in an array, and

@@ -215,7 +215,10 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 				b = append(b, '}')
 			case runlet.ToolCallPart:
 				sig := ""
-				if m.own(p.Provider) {
+				if m.own(p.Provider) && len(p.OriginalArguments) == 0 {
+					// A call a person edited on approval is no longer the
+					// model's: it goes without its signature (as the first
+					// call, with the placeholder below).
 					sig = p.Signature
 				}
 				if !signed {

@@ -99,3 +99,27 @@ func TestChatGeminiSignatureKeptAndSentBack(t *testing.T) {
 		})
 	}
 }
+
+// A call a person edited on approval goes with the arguments that ran and
+// Gemini's placeholder in place of the model's signature; the audit field
+// stays home.
+func TestChatGeminiEditedCallSignature(t *testing.T) {
+	m := NewChatCompletions(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Model: "gemini-3-pro-preview", Name: "gemini-compat"})
+	req := &runlet.ModelRequest{Messages: []runlet.Message{
+		runlet.UserText("q"),
+		{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{
+			ID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`),
+			OriginalArguments: json.RawMessage(`{"city":"Paris"}`), Signature: toolCallSig, Provider: "gemini-compat",
+		}}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: "c1", Content: "sunny"}}},
+	}}
+	b, err := m.buildRequest(req, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b.body)
+	if !strings.Contains(body, `"arguments":"{\"city\":\"Rome\"}"`) || strings.Contains(body, "Paris") ||
+		strings.Contains(body, toolCallSig) || !strings.Contains(body, `{"google":{"thought_signature":"skip_thought_signature_validator"}}`) {
+		t.Errorf("edited call sent as %s", body)
+	}
+}

@@ -237,9 +237,15 @@ func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField stri
 			}
 			w.b = append(w.b, '}')
 			if p.Signature != "" && p.Provider == provider {
-				// Sent back unchanged, on the call, only to the server that signed it.
+				// Sent back unchanged, on the call, only to the server that
+				// signed it; a call a person edited on approval is no longer
+				// the one signed: it gets Gemini's documented placeholder.
+				sig := p.Signature
+				if len(p.OriginalArguments) > 0 {
+					sig = chatSkipThoughtSignature
+				}
 				w.b = append(w.b, `,"extra_content":{"google":{"thought_signature":`...)
-				w.b = wirejson.AppendString(w.b, p.Signature)
+				w.b = wirejson.AppendString(w.b, sig)
 				w.b = append(w.b, "}}"...)
 			}
 			w.b = append(w.b, '}')
@@ -305,3 +311,7 @@ func (w *chatWriter) toolResults(msg runlet.Message) error {
 	}
 	return nil
 }
+
+// chatSkipThoughtSignature is the placeholder Gemini documents for a
+// function call it did not generate as sent: here, one a person edited.
+const chatSkipThoughtSignature = "skip_thought_signature_validator"

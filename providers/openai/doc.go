@@ -39,7 +39,11 @@
 // (tool_calls[].extra_content.google.thought_signature). The Chat adapter
 // keeps it on the runlet.ToolCallPart (Signature, with Provider set to the
 // adapter's Name) and sends it back unchanged on that call, only to an
-// adapter of the same Name: Gemini 3 answers 400 without it. For Gemini
+// adapter of the same Name: Gemini 3 answers 400 without it. A call whose
+// arguments a person edited on approval (runlet.ApproveWithArguments) is
+// sent with the arguments that ran and, in place of its signature, the
+// placeholder "skip_thought_signature_validator" that Gemini documents for
+// calls it did not generate (see providers/gemini). For Gemini
 // itself, providers/gemini speaks the native API.
 //
 // Failures are *runlet.ProviderError values with the HTTP status, the

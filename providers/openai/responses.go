@@ -55,6 +55,14 @@ import (
 // assistant message of the history holds one of them (the tool loop of a run);
 // otherwise, as after a text-only answer, it sends the full history.
 //
+// A call whose arguments a person edited when approving it
+// (runlet.ApproveWithArguments) breaks the chain once: the server's copy of
+// the response holds the call as the model proposed it, and the history
+// holds the call that ran, so the request after such a call sends the
+// whole history (with the edited arguments) and no previous_response_id,
+// for "auto" and for an explicit ID alike. Store keeps its chaining
+// default, so the response to it can be chained again.
+//
 // Trade-offs of chaining: requests are smaller and reasoning stays on the
 // server without encrypted content, but OpenAI must store every response
 // (not possible under zero data retention; stored responses expire), the

@@ -19,6 +19,22 @@ func respAfterLastAssistant(msgs []runlet.Message) int {
 	return 0
 }
 
+// respEditedLast reports whether the last assistant message of msgs has a
+// call whose arguments a person edited on approval
+// (runlet.ToolCallPart.OriginalArguments).
+func respEditedLast(msgs []runlet.Message) bool {
+	n := respAfterLastAssistant(msgs)
+	if n == 0 {
+		return false
+	}
+	for _, p := range msgs[n-1].Parts {
+		if c, ok := p.(runlet.ToolCallPart); ok && len(c.OriginalArguments) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // translateMessages converts runlet messages to input items, in order.
 // store says whether OpenAI keeps items, so reasoning can be referenced by ID
 // alone.

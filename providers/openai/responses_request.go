@@ -238,6 +238,7 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 	// Conversation state: stateless (full history) unless chaining.
 	msgs := req.Messages
 	auto := prevID == respChainAuto
+	chained := prevID != ""
 	if auto {
 		prevID = ""
 		if id, n, ok := m.chain.lookup(m.r.name, msgs); ok {
@@ -246,9 +247,15 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 	} else if prevID != "" {
 		msgs = msgs[respAfterLastAssistant(msgs):]
 	}
+	if prevID != "" && respEditedLast(req.Messages) {
+		// The server's copy of the last response holds the call as the
+		// model proposed it; a person changed it on approval. Send the
+		// history, which holds the call that ran, instead.
+		prevID, msgs = "", req.Messages
+	}
 	w.PreviousResponseID = prevID
 	if !storeSet {
-		store = prevID != "" || auto
+		store = chained
 	}
 	w.Store = store
 	if !store && reasoning && !slices.Contains(w.Include, respIncludeEncrypted) {
