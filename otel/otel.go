@@ -58,6 +58,12 @@
 // spans gen_ai.input.messages and gen_ai.output.messages. Request options
 // (ModelRequest.Options) are never recorded, apart from the "model" name.
 //
+// A tool call whose arguments a person edited when approving it
+// (runlet.ApproveWithArguments) has runlet.tool.call.edited true on its
+// span, content or not; gen_ai.tool.call.arguments are then the arguments
+// that ran, and with content on runlet.tool.call.original_arguments are the
+// model's.
+//
 // The events carry no provider name; give one with [WithProviderName] to set
 // gen_ai.provider.name. The request model is taken from the request option
 // "model" when present, else from [WithRequestModel].
@@ -125,6 +131,9 @@ const (
 	keyPolicy   = attribute.Key("runlet.run.policy")
 	keyRunCost  = attribute.Key("runlet.run.cost")
 	keyUnpriced = attribute.Key("runlet.run.cost.unpriced")
+
+	keyToolEdited   = attribute.Key("runlet.tool.call.edited")
+	keyToolOrigArgs = attribute.Key("runlet.tool.call.original_arguments")
 
 	keyAgentCost     = attribute.Key("runlet.agent.cost")
 	keyAgentUnpriced = attribute.Key("runlet.agent.cost.unpriced")

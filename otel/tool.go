@@ -26,6 +26,12 @@ func (o *Observer) toolStarted(e *runlet.ToolStarted) {
 	if o.cfg.content && len(e.Call.Arguments) > 0 {
 		attrs = append(attrs, keyToolArgs.String(string(e.Call.Arguments)))
 	}
+	if len(e.Call.OriginalArguments) > 0 { // a person edited the call
+		attrs = append(attrs, keyToolEdited.Bool(true))
+		if o.cfg.content {
+			attrs = append(attrs, keyToolOrigArgs.String(string(e.Call.OriginalArguments)))
+		}
+	}
 	_, span := o.tracer.Start(rs.ctx, spanName(opTool, e.Call.Name),
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithTimestamp(e.Time),
