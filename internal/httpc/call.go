@@ -44,15 +44,20 @@ func (c *Client) Generate(ctx context.Context, call Call, decode func(*http.Resp
 // Stream runs one streaming call under RetryStream: it posts call, hands
 // the 2xx response to read, which emits the events of that response
 // (returning nil once it emitted StreamDone or emit returned false), and
-// closes the body. Until an event reached the caller a failure is retried
+// closes the body. A stream that receives no byte for StreamIdle (its
+// headers included) is cancelled with a retryable error wrapping
+// runlet.ErrStreamIncomplete. Until an event reached the caller a failure is retried
 // like a failed request; after that it is final. A final error goes
 // through Redact and is yielded.
 func (c *Client) Stream(ctx context.Context, call Call, yield func(runlet.StreamEvent, error) bool, read func(resp *http.Response, emit func(runlet.StreamEvent) bool) error) {
 	err := c.RetryStream(ctx, yield, func(emit func(runlet.StreamEvent) bool) error {
-		resp, err := c.do(ctx, call)
+		sctx, idle := c.watchIdle(ctx)
+		defer idle.stop()
+		resp, err := c.do(sctx, call)
 		if err != nil {
-			return err
+			return idle.err(c.Provider, err)
 		}
+		resp.Body = idle.wrap(resp.Body)
 		defer resp.Body.Close()
 		if call.Model != "" {
 			inner := emit
@@ -67,7 +72,7 @@ func (c *Client) Stream(ctx context.Context, call Call, yield func(runlet.Stream
 		if err != nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return err
+		return idle.err(c.Provider, err)
 	})
 	if err != nil {
 		yield(runlet.StreamEvent{}, c.Redact(err))

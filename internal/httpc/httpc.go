@@ -73,6 +73,10 @@ type Client struct {
 	// (Retry-After) for longer gets its error returned at once, never a
 	// retry sooner than it asked. Zero means DefaultMaxRetryWait.
 	MaxRetryWait time.Duration
+	// StreamIdle bounds how long a stream may go without a byte from the
+	// server (see Stream); zero means DefaultStreamIdleTimeout, negative
+	// no bound.
+	StreamIdle time.Duration
 	// Secrets are redacted from errors (see Redact) besides the credentials
 	// in Header.
 	Secrets []string

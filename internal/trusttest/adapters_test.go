@@ -18,8 +18,9 @@ type conf struct {
 	APIKey     string
 	Headers    http.Header
 	HTTPClient *http.Client
-	Insecure   bool  // AllowInsecureHTTP
-	Max        int64 // MaxResponseBytes
+	Insecure   bool          // AllowInsecureHTTP
+	Max        int64         // MaxResponseBytes
+	Idle       time.Duration // StreamIdleTimeout
 }
 
 type adapter struct {
@@ -31,24 +32,24 @@ type adapter struct {
 
 func openaiConfig(c conf) openai.Config {
 	return openai.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
-		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, Organization: "org-1"}
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, StreamIdleTimeout: c.Idle, Organization: "org-1"}
 }
 
 func presetConfig(c conf) openai.Config {
 	cfg := openai.DeepSeek.Config("m")
 	cfg.APIKey, cfg.BaseURL, cfg.HTTPClient, cfg.Headers = c.APIKey, c.BaseURL, c.HTTPClient, c.Headers
-	cfg.MaxRetries, cfg.AllowInsecureHTTP, cfg.MaxResponseBytes = -1, c.Insecure, c.Max
+	cfg.MaxRetries, cfg.AllowInsecureHTTP, cfg.MaxResponseBytes, cfg.StreamIdleTimeout = -1, c.Insecure, c.Max, c.Idle
 	return cfg
 }
 
 func anthropicConfig(c conf) anthropic.Config {
 	return anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
-		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max}
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, StreamIdleTimeout: c.Idle}
 }
 
 func geminiConfig(c conf) gemini.Config {
 	return gemini.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
-		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max}
+		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, StreamIdleTimeout: c.Idle}
 }
 
 var adapters = []adapter{

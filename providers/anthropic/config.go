@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/runlet/runlet/internal/httpc"
 )
@@ -78,6 +79,13 @@ type Config struct {
 	// body or event that goes on past its bound is refused having cost
 	// about that bound in memory. Zero means 64 MiB.
 	MaxResponseBytes int64
+	// StreamIdleTimeout bounds how long a stream may go without a byte
+	// from the server, its response headers included: past it the call
+	// fails with a retryable *runlet.ProviderError wrapping
+	// runlet.ErrStreamIncomplete (retried if nothing reached the caller
+	// yet). Zero means 10 minutes; negative, no bound (the context's
+	// deadline only).
+	StreamIdleTimeout time.Duration
 	// Name labels errors and the reasoning state this adapter produces
 	// (runlet.ReasoningPart.Provider). Empty means "anthropic". Two adapters
 	// with the same Name accept each other's thinking signatures, so give a
@@ -150,7 +158,7 @@ func (c Config) resolve() resolved {
 		limit:     httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		// The adapter sends with PostOnce inside the client's Retry, so a
 		// stream that fails before its first delta is retried too.
-		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP),
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
 	}
 }
 

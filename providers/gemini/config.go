@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/runlet/runlet/internal/httpc"
 )
@@ -66,6 +67,13 @@ type Config struct {
 	// body or event that goes on past its bound is refused having cost
 	// about that bound in memory. Zero means 64 MiB.
 	MaxResponseBytes int64
+	// StreamIdleTimeout bounds how long a stream may go without a byte
+	// from the server, its response headers included: past it the call
+	// fails with a retryable *runlet.ProviderError wrapping
+	// runlet.ErrStreamIncomplete (retried if nothing reached the caller
+	// yet). Zero means 10 minutes; negative, no bound (the context's
+	// deadline only).
+	StreamIdleTimeout time.Duration
 	// Name labels errors and the thought signatures this adapter produces
 	// (the Provider of parts). Empty means "gemini". Two adapters with the
 	// same Name accept each other's signatures.
@@ -120,7 +128,7 @@ func (c Config) resolve() resolved {
 		base:   base,
 		model:  c.Model,
 		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
-		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP),
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
 	}
 	if r.model != "" {
 		r.generate, r.stream = r.makeEndpoint(r.model, false), r.makeEndpoint(r.model, true)

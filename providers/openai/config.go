@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/runlet/runlet/internal/httpc"
 )
@@ -53,6 +54,13 @@ type Config struct {
 	// body or event that goes on past its bound is refused having cost
 	// about that bound in memory. Zero means 64 MiB.
 	MaxResponseBytes int64
+	// StreamIdleTimeout bounds how long a stream may go without a byte
+	// from the server, its response headers included: past it the call
+	// fails with a retryable *runlet.ProviderError wrapping
+	// runlet.ErrStreamIncomplete (retried if nothing reached the caller
+	// yet). Zero means 10 minutes; negative, no bound (the context's
+	// deadline only).
+	StreamIdleTimeout time.Duration
 	// Name labels errors and continuation state, such as "deepseek".
 	// Empty means "openai". Presets set it.
 	Name string
@@ -147,7 +155,7 @@ func (c Config) resolve() resolved {
 		name:    name,
 		baseURL: strings.TrimRight(base, "/"),
 		model:   c.Model,
-		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP),
+		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
 		limit:   httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 	}
 }
