@@ -55,12 +55,14 @@ type HTTPOptions struct {
 	// goroutine and data for ever. A stream with nothing to send is not
 	// affected. Default 30 seconds; negative: no limit.
 	WriteTimeout time.Duration
-	// MaxConcurrent bounds the request bodies being read at once (one more
-	// gets 503 Service Unavailable) and the tool calls running at once on
-	// the server, whichever session they come from (one more gets a
-	// JSON-RPC error; a call goes on after its client hung up, so the
-	// requests in flight do not bound the calls). Default 64; negative: no
-	// limit.
+	// MaxConcurrent bounds the POST requests served at once, each until
+	// its answer is sent (one more gets 503 Service Unavailable before its
+	// body is read), and the tool calls running at once on the server,
+	// whichever session they come from (one more gets a JSON-RPC error; a
+	// call goes on after its client hung up, so the requests do not bound
+	// the calls). Memory grows by about MaxConcurrent times MaxRequestBytes
+	// (and what the calls use), whatever the clients send. Default 64;
+	// negative: no limit.
 	MaxConcurrent int
 }
 
@@ -126,7 +128,7 @@ func HTTPHandler(s *sdkmcp.Server, opts *HTTPOptions) http.Handler {
 	h.sdk = sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return s },
 		&sdkmcp.StreamableHTTPOptions{SessionTimeout: idle, MaxRequestBodyBytes: o.MaxRequestBytes})
 	if o.MaxConcurrent > 0 {
-		h.reading = make(chan struct{}, o.MaxConcurrent)
+		h.serving = make(chan struct{}, o.MaxConcurrent)
 		s.AddReceivingMiddleware(limitCalls(o.MaxConcurrent))
 	}
 	return h
@@ -138,7 +140,7 @@ type httpHandler struct {
 	sdk       http.Handler
 	origins   map[string]bool // normalised AllowedOrigins
 	anyOrigin bool
-	reading   chan struct{} // a slot per body being read; nil: no limit
+	serving   chan struct{} // a slot per POST request being served; nil: no limit
 
 	mu       sync.Mutex
 	sessions map[string]bool // the sessions this handler started, maybe closed since
@@ -159,6 +161,18 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if r.Method == http.MethodPost {
+		// A slot for the whole request: once read, its body waits in the
+		// session's queue and is held while it is handled.
+		if h.serving != nil {
+			select {
+			case h.serving <- struct{}{}:
+				defer func() { <-h.serving }()
+			default:
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, fmt.Sprintf("Service Unavailable: %d requests are being served, the most this server allows; retry later", h.opts.MaxConcurrent), http.StatusServiceUnavailable)
+				return
+			}
+		}
 		if !h.readBody(w, r) {
 			return
 		}
@@ -271,21 +285,10 @@ func normalOrigin(origin string) string {
 
 // readBody reads r's body whole, within MaxRequestBytes and BodyTimeout,
 // and puts it back in r for the SDK; it answers the request itself and
-// returns false when the body is too large or too slow, or when
-// MaxConcurrent bodies are being read.
+// returns false when the body is too large or too slow.
 func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return true
-	}
-	if h.reading != nil {
-		select {
-		case h.reading <- struct{}{}:
-			defer func() { <-h.reading }()
-		default:
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "Service Unavailable: too many requests at once", http.StatusServiceUnavailable)
-			return false
-		}
 	}
 	body := r.Body
 	if h.opts.MaxRequestBytes > 0 {

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -344,5 +346,93 @@ func TestHTTPHandlerMalformedMessages(t *testing.T) {
 	resp, out := post(t, hs.URL, `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}`, in...)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(out, "sunny") {
 		t.Errorf("the session after hostile messages: %d %q", resp.StatusCode, out)
+	}
+}
+
+// Many clients sending large bodies at once: the heap grows by what
+// MaxConcurrent bodies and calls hold, not by what every client sends.
+func TestHTTPHandlerMemoryBound(t *testing.T) {
+	echo := runlet.NewTool("echo", "Echoes.", func(_ context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return in.Text, nil
+	})
+	hs, _ := httpServer(t, &mcp.HTTPOptions{MaxConcurrent: 4}, echo)
+	resp, _ := post(t, hs.URL, initializeBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	in := []string{"Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18"}
+	post(t, hs.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in...)
+	// Each request has its own ID and shares the rest.
+	tail := []byte(`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1000<<10) + `"}}}`)
+
+	// Guard: past 1 GiB more, the clients stop, so a regression fails the
+	// test rather than take the machine.
+	const guard = 1 << 30
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			if ms.HeapAlloc > base+guard {
+				cancel()
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	const clients = 200
+	var wg sync.WaitGroup
+	var ok, refused atomic.Int32
+	for i := range clients {
+		wg.Go(func() {
+			head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d`, i+10)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL, io.MultiReader(strings.NewReader(head), bytes.NewReader(tail)))
+			req.ContentLength = int64(len(head) + len(tail))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				if ctx.Err() == nil {
+					refused.Add(1) // the server answered 503 and closed before reading the body
+				}
+				return
+			}
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			switch {
+			case resp.StatusCode == http.StatusOK && strings.Contains(string(out), "xxxx"):
+				ok.Add(1)
+			case resp.StatusCode == http.StatusServiceUnavailable, strings.Contains(string(out), "server busy"):
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	grew := int64(peak.Load()) - int64(base)
+	t.Logf("%d clients × %d KiB: %d answered, %d refused; heap grew by at most %d MiB", clients, len(tail)>>10, ok.Load(), refused.Load(), grew>>20)
+	if ctx.Err() != nil || grew > 128<<20 {
+		t.Errorf("heap grew by %d MiB (guard hit: %v)", grew>>20, ctx.Err() != nil)
+	}
+	if ok.Load() == 0 || ok.Load()+refused.Load() != clients {
+		t.Errorf("%d answered, %d refused, of %d", ok.Load(), refused.Load(), clients)
 	}
 }
