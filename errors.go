@@ -85,7 +85,7 @@ func (e *CheckpointError) Unwrap() []error {
 // whatever the provider.
 type ProviderError struct {
 	Provider   string        // adapter name, such as "openai" or "anthropic"
-	StatusCode int           // HTTP status; 0 for failures inside a stream or before a response
+	StatusCode int           // HTTP status: the response's, or the one an error sent inside a stream names (a numeric code, status_code); 0 when none, such as before a response
 	Code       string        // provider error code, such as "rate_limit_exceeded"
 	Type       string        // provider error type, such as "invalid_request_error"
 	Message    string        // provider message (never contains credentials)

@@ -19,5 +19,7 @@ func TestAPI(t *testing.T) {
 		"MCPServer.Format", "MCPServer.LogValue", "MCPServer.MarshalJSON",
 		"Setup", "Setup.NewRuntime", "Setup.ConnectMCP",
 		"Error", "Error.Error",
+		// The CLI checks a --output-schema file before any call.
+		"CheckOutputSchema",
 	}, ".")
 }

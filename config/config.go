@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -201,8 +202,11 @@ func (l *Loader) DecodeFile(path string) (*File, error) {
 
 // Decode parses a config strictly: an unknown field, a value of the wrong
 // type, a YAML syntax error or an unset ${VAR} is an *Error with the file
-// name (name is used only in messages), line and column, and a hint. All
-// problems found are returned, joined. A file over MaxBytes, aliases that
+// name (name is used only in messages), line and column, and a hint; so
+// are a value out of range, an unknown provider, a tool that neither the
+// Loader's Tools nor the built-ins have, and an invalid output_schema. All
+// problems are returned at once, joined: an unset variable does not hide
+// an unknown tool until the next try. A file over MaxBytes, aliases that
 // repeat more than 100,000 values or 1 MiB of text (an "alias bomb"), an
 // alias inside its own anchor's value and nesting deeper than 1,000 levels
 // are refused the same way, in time and memory bounded by the file's size.
@@ -223,8 +227,20 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	f := &File{}
 	d.decode(root, reflect.ValueOf(f).Elem(), "")
 	f.pos, f.Source = d.pos, name
-	if len(d.errs) == 0 {
-		d.errs = append(d.errs, f.validate()...)
+	// Every problem in one pass: the checks run beside the decoding
+	// errors, skipping the fields those are about (an unset ${VAR} in
+	// model.provider is not also a missing provider).
+	bad := badFields(d.errs)
+	d.errs = append(d.errs, f.validate(bad)...)
+	_, errs := l.resolveTools(f, bad)
+	d.errs = append(d.errs, errs...)
+	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) {
+		d.errs = append(d.errs, f.errAt("model.provider", p, "%s", unknownProvider(p)))
+	}
+	if !bad.under("output_schema") {
+		if _, err := outputSchema(f.OutputSchema); err != nil {
+			d.errs = append(d.errs, f.errAt("output_schema", "", "%s", err.Error()))
+		}
 	}
 	if len(d.errs) > 0 {
 		return nil, errors.Join(d.errs...)
@@ -243,18 +259,43 @@ func (f *File) errAt(field, value, format string, args ...any) *Error {
 	return e
 }
 
-// validate checks ranges and required fields.
-func (f *File) validate() []error {
+// fieldSet is the fields that have a problem already.
+type fieldSet map[string]bool
+
+// badFields collects the fields errs are about.
+func badFields(errs []error) fieldSet {
+	bad := fieldSet{}
+	for _, err := range errs {
+		var e *Error
+		if errors.As(err, &e) && e.Field != "" {
+			bad[e.Field] = true
+		}
+	}
+	return bad
+}
+
+// under reports whether field, or a field inside it, has a problem.
+func (b fieldSet) under(field string) bool {
+	for f := range b {
+		if f == field || strings.HasPrefix(f, field+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks ranges and required fields, but not those in bad.
+func (f *File) validate(bad fieldSet) []error {
 	var errs []error
 	if _, ok := f.pos["model"]; !ok && f.Model.Provider == "" {
 		errs = append(errs, &Error{File: f.Source, Field: "model", Msg: "required; add a model section:\n" +
 			"    model:\n      provider: openai\n      name: gpt-4o-mini"})
 		return errs
 	}
-	if f.Model.Provider == "" {
+	if f.Model.Provider == "" && !bad.under("model.provider") {
 		errs = append(errs, f.errAt("model", "", "model.provider is required: one of %s", list(Providers())))
 	}
-	if f.Model.Name == "" {
+	if f.Model.Name == "" && !bad.under("model.name") {
 		errs = append(errs, f.errAt("model", "", "model.name is required, such as gpt-4o-mini or claude-sonnet-4-5"))
 	}
 	nonNegative := map[string]int{
@@ -283,41 +324,29 @@ func (f *File) validate() []error {
 	if p := f.Model.Settings.TopP; p != nil && (*p < 0 || *p > 1) {
 		errs = append(errs, f.errAt("model.settings.top_p", "", "must be between 0 and 1, got %v", *p))
 	}
-	if r := f.Model.Settings.Reasoning; r.Validate() != nil {
+	if r := f.Model.Settings.Reasoning; r.Validate() != nil && !bad.under("model.settings.reasoning") {
 		field := "model.settings.reasoning.effort"
 		if r.BudgetTokens < 0 {
 			field = "model.settings.reasoning.budget_tokens"
 		}
 		errs = append(errs, f.errAt(field, "", "%v", r.Validate()))
 	}
-	errs = append(errs, f.validateMCP()...)
+	errs = append(errs, f.validateMCP(bad)...)
 	return errs
 }
 
-// Providers lists the provider names a config may use.
-func Providers() []string {
-	names := []string{"openai", "openai-responses", "anthropic", "gemini"}
-	for name := range openai.Presets {
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Build makes the agent and runtime options a File describes. An unknown
-// provider or tool is an *Error positioned where the file named it.
-func (l *Loader) Build(f *File) (*Setup, error) {
+// resolveTools finds the tools f names, in the Loader's Tools and the
+// built-ins; a tool unknown or listed twice is an error, but not one whose
+// entry is in bad.
+func (l *Loader) resolveTools(f *File, bad fieldSet) ([]runlet.Tool, []error) {
 	var errs []error
-	model, err := l.newModel(f.Model)
-	if err != nil {
-		errs = append(errs, f.errAt("model.provider", f.Model.Provider, "%s", err.Error()))
-	}
 	var tools []runlet.Tool
 	seen := map[string]bool{}
 	for i, ref := range f.Tools {
 		field := "tools." + strconv.Itoa(i)
+		if bad.under(field) {
+			continue
+		}
 		t, ok := l.Tools[ref.Name]
 		if !ok {
 			t, ok = builtins[ref.Name]
@@ -342,6 +371,36 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 		}
 		tools = append(tools, t)
 	}
+	return tools, errs
+}
+
+// unknownProvider is the error of a provider name Providers does not list.
+func unknownProvider(p string) error {
+	return fmt.Errorf("unknown provider %q%s (known: %s)", p, suggest.Hint(p, Providers()), list(Providers()))
+}
+
+// Providers lists the provider names a config may use.
+func Providers() []string {
+	names := []string{"openai", "openai-responses", "anthropic", "gemini"}
+	for name := range openai.Presets {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Build makes the agent and runtime options a File describes. An unknown
+// provider or tool is an *Error positioned where the file named it.
+func (l *Loader) Build(f *File) (*Setup, error) {
+	var errs []error
+	model, err := l.newModel(f.Model)
+	if err != nil {
+		errs = append(errs, f.errAt("model.provider", f.Model.Provider, "%s", err.Error()))
+	}
+	tools, terrs := l.resolveTools(f, nil)
+	errs = append(errs, terrs...)
 	output, err := outputSchema(f.OutputSchema)
 	if err != nil {
 		errs = append(errs, f.errAt("output_schema", "", "%s", err.Error()))
@@ -425,7 +484,7 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 	}
 	p, ok := openai.Presets[m.Provider]
 	if !ok {
-		return nil, fmt.Errorf("unknown provider %q%s (known: %s)", m.Provider, suggest.Hint(m.Provider, Providers()), list(Providers()))
+		return nil, unknownProvider(m.Provider)
 	}
 	cfg := p.Config(m.Name)
 	if m.BaseURL != "" {
@@ -452,6 +511,9 @@ func outputSchema(m map[string]any) (*runlet.OutputSchema, error) {
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(raw, s); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %w", err)
+	}
+	if err := checkTypes(s, ""); err != nil {
+		return nil, fmt.Errorf("invalid JSON Schema: %w", err)
 	}
 	if _, err := s.Resolve(nil); err != nil {
 		return nil, fmt.Errorf("invalid JSON Schema: %w", err)

@@ -233,6 +233,57 @@ func TestInvalidReportsAll(t *testing.T) {
 	}
 }
 
+// Every kind of problem comes in one pass: decoding (an unset variable, an
+// unknown field), ranges, and names (an unknown tool or provider, an
+// invalid output schema), so fixing one does not reveal the next. A field
+// whose value did not decode is not also reported as missing.
+func TestOneRound(t *testing.T) {
+	l := &config.Loader{LookupEnv: func(string) (string, bool) { return "", false }}
+	_, err := l.Decode("x.yaml", []byte(`model:
+  provider: openai
+  name: m
+  api_key: ${UNSET_KEY}
+tools: [calculater, current_time, current_time]
+mcp_servers:
+  - {name: docs, url: "${UNSET_URL}"}
+max_turns: -1
+max_turn: 3
+output_schema: {type: objekt}
+`))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		"x.yaml:4:12: model.api_key: environment variable UNSET_KEY is not set",
+		"x.yaml:7:23: mcp_servers.0.url: environment variable UNSET_URL is not set",
+		"x.yaml:9:1: max_turn: unknown field",
+		"x.yaml:8:12: max_turns: must not be negative, got -1",
+		`x.yaml:5:9: tools.0: unknown tool "calculater"; did you mean "calculator"?`,
+		`x.yaml:5:35: tools.2: tool "current_time" is listed twice`,
+		`x.yaml:10:16: output_schema: invalid JSON Schema: type: unknown type "objekt"; did you mean "object"?`,
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Errorf("%d errors, want %d:\n%s", len(lines), len(want), err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("lacks %q:\n%s", w, err)
+		}
+	}
+
+	// The provider, unknown or from an unset variable: reported once.
+	_, err = l.Decode("y.yaml", []byte("model: {provider: antropic, name: m}\ntools: [nope]\n"))
+	if err == nil || !strings.Contains(err.Error(), `y.yaml:1:19: model.provider: unknown provider "antropic"; did you mean "anthropic"?`) ||
+		!strings.Contains(err.Error(), `y.yaml:2:9: tools.0: unknown tool "nope"`) {
+		t.Errorf("err = %v", err)
+	}
+	_, err = l.Decode("z.yaml", []byte("model: {provider: \"${UNSET_P}\", name: m}\n"))
+	if err == nil || strings.Contains(err.Error(), "required") || strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("err = %v", err)
+	}
+}
+
 // A Build error for a value changed after Decode (as the CLI's flags do)
 // has no position in the file.
 func TestBuildAfterOverride(t *testing.T) {

@@ -60,11 +60,15 @@ type MCPServer struct {
 }
 
 // validateMCP checks the mcp_servers entries.
-func (f *File) validateMCP() []error {
+func (f *File) validateMCP(bad fieldSet) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, s := range f.MCPServers {
 		field := "mcp_servers." + strconv.Itoa(i)
+		if bad.under(field) {
+			seen[s.Name] = true
+			continue
+		}
 		switch {
 		case s.Name == "":
 			errs = append(errs, f.errAt(field, "", "name is required; tools are named NAME_TOOL"))

@@ -160,13 +160,15 @@ func TestStdinPrompt(t *testing.T) {
 func TestBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("model:\n  provider: openai\n  name: m\n  api_key: ${RUNLET_TEST_UNSET}\nmax_turn: 3\n"), 0o644)
+	os.WriteFile(bad, []byte("model:\n  provider: openai\n  name: m\n  api_key: ${RUNLET_TEST_UNSET}\nmax_turn: 3\ntools: [calculater]\n"), 0o644)
 	huge := filepath.Join(dir, "huge.yaml")
 	os.WriteFile(huge, []byte("model: {provider: openai, name: m}\n#"+strings.Repeat("x", 2<<20)+"\n"), 0o644)
 	bomb := filepath.Join(dir, "bomb.yaml")
 	os.WriteFile(bomb, []byte("model:\n  provider: openai\n  name: m\n  options:\n    a: &a [x, x, x, x, x, x, x, x, x, x]\n    b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"+
 		"    c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n    d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n    e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"+
 		"    f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"), 0o644) // a million values: more than a config may expand, few enough to measure before the fix
+	badSchema := filepath.Join(dir, "schema.json")
+	os.WriteFile(badSchema, []byte(`{"type":"object","properties":{"age":{"type":"integr"}}}`), 0o644)
 	tests := []struct {
 		name string
 		env  []string
@@ -178,7 +180,12 @@ func TestBadUsage(t *testing.T) {
 		{"json and quiet", nil, []string{"run", "--json", "--quiet", "x"}, []string{"--json and --quiet cannot be combined"}},
 		{"bad option", nil, []string{"run", "--option", "novalue", "x"}, []string{`want KEY=VALUE, got "novalue"`}},
 		{"chat with argument", nil, []string{"chat", "hello"}, []string{"chat reads prompts from standard input", `Run "runlet chat --help" for usage.`}},
-		{"chat bad flag", nil, []string{"chat", "--sesion", "x"}, []string{"flag provided but not defined: -sesion", `Run "runlet chat --help" for usage.`}},
+		{"chat bad flag", nil, []string{"chat", "--sesion", "x"}, []string{"flag provided but not defined: -sesion; did you mean --session?", `Run "runlet chat --help" for usage.`}},
+		{"flag typo", nil, []string{"run", "--modle", "m", "x"}, []string{"flag provided but not defined: -modle; did you mean --model?"}},
+		{"mcp serve flag typo", nil, []string{"mcp", "serve", "--htp", "127.0.0.1:0"}, []string{"flag provided but not defined: -htp; did you mean --http?", `Run "runlet mcp serve --help" for usage.`}},
+		{"invalid output schema", []string{"OPENAI_API_KEY=k"}, []string{"run", "--output-schema", badSchema, "x"}, []string{
+			"--output-schema: " + badSchema + `: invalid JSON Schema: properties.age.type: unknown type "integr"; did you mean "integer"?`}},
+		{"invalid output schema offline", nil, []string{"run", "--output-schema", badSchema, "x"}, []string{`unknown type "integr"`}},
 		{"no command", nil, nil, []string{"Usage:", "runlet run [flags] [prompt]"}},
 		{"unknown command", nil, []string{"rnu"}, []string{`unknown command "rnu"; did you mean "run"?`}},
 		{"unknown provider", nil, []string{"run", "--provider", "antropic", "x"}, []string{`unknown provider "antropic"; did you mean "anthropic"?`}},
@@ -188,12 +195,17 @@ func TestBadUsage(t *testing.T) {
 		{"missing key", nil, []string{"run", "--provider", "anthropic", "x"}, []string{"ANTHROPIC_API_KEY is not set"}},
 		{"missing gemini key", nil, []string{"run", "--provider", "gemini", "x"}, []string{"GEMINI_API_KEY is not set"}},
 		{"missing model", nil, []string{"run", "--provider", "ollama", "x"}, []string{"no model name for provider ollama: pass --model"}},
+		// The documented default is OpenAI's model; another server's models are its own.
+		{"base URL without model", []string{"OPENAI_BASE_URL=http://127.0.0.1:9/v1"}, []string{"run", "x"}, []string{
+			"no model name: OPENAI_BASE_URL points at http://127.0.0.1:9/v1, a server whose models runlet cannot guess (gpt-4o-mini is the default for openai's own API only): pass --model"}},
+		{"base URL flag without model", nil, []string{"run", "--base-url", "http://127.0.0.1:9/v1", "x"}, []string{"no model name: --base-url points at http://127.0.0.1:9/v1"}},
 		{"unknown tool", []string{"OPENAI_API_KEY=k"}, []string{"run", "--tool", "calculater", "x"}, []string{`unknown tool "calculater"; did you mean "calculator"?`}},
 		{"no prompt", []string{"OPENAI_API_KEY=k"}, []string{"run"}, []string{"no prompt"}},
 		{"missing config", nil, []string{"run", "--config", filepath.Join(dir, "nope.yaml"), "x"}, []string{"--config:", "no such file"}},
 		{"bad config", nil, []string{"run", "--config", bad, "x"}, []string{
 			bad + ":4:12: model.api_key: environment variable RUNLET_TEST_UNSET is not set",
-			bad + `:5:1: max_turn: unknown field; did you mean "max_turns"?`}},
+			bad + `:5:1: max_turn: unknown field; did you mean "max_turns"?`,
+			bad + `:6:9: tools.0: unknown tool "calculater"; did you mean "calculator"?`}}, // in the same pass
 		{"config too large", nil, []string{"run", "--config", huge, "x"}, []string{huge + ": the file is larger than 1048576 bytes"}},
 		{"alias bomb", nil, []string{"run", "--config", bomb, "x"}, []string{bomb + ":", "(an alias bomb?)"}},
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/suggest"
 )
 
 // flags are the flags run and chat share.
@@ -62,7 +63,9 @@ a recorded session is replayed):
                          gemini when GEMINI_API_KEY or GOOGLE_API_KEY is)
   --model NAME           model name (default: $RUNLET_MODEL, else gpt-4o-mini
                          for OpenAI, claude-sonnet-4-5 for Anthropic,
-                         gemini-2.5-flash for Gemini)
+                         gemini-2.5-flash for Gemini; none for another server,
+                         from --base-url or OPENAI_BASE_URL: its models are
+                         its own)
   --base-url URL         API root of an OpenAI-compatible server, such as
                          http://localhost:11434/v1 (Ollama)
   --system TEXT          instructions (system prompt)
@@ -206,7 +209,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, withFlagHint(fs, err)
 		}
 		consumed := len(args) - fs.NArg()
 		rest := fs.Args()
@@ -219,6 +222,22 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// withFlagHint adds to an unknown flag's error the flag it probably meant:
+// flag provided but not defined: -modle; did you mean --model?
+func withFlagHint(fs *flag.FlagSet, err error) error {
+	const unknown = "flag provided but not defined: "
+	name, ok := strings.CutPrefix(err.Error(), unknown)
+	if !ok {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if best := suggest.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, best)
+	}
+	return err
 }
 
 // validate checks flag combinations.

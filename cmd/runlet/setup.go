@@ -143,6 +143,9 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		if err := json.Unmarshal(data, &file.OutputSchema); err != nil || file.OutputSchema == nil {
 			return nil, usagef("--output-schema: %s is not a JSON object: %v", f.outputSchema, err)
 		}
+		if err := config.CheckOutputSchema(file.OutputSchema); err != nil {
+			return nil, usagef("--output-schema: %s: %v", f.outputSchema, err)
+		}
 	}
 
 	if m.Provider == "" {
@@ -176,12 +179,21 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 		m.Name = a.getenv("RUNLET_MODEL")
 	}
 	if m.Name == "" {
-		custom := m.BaseURL != "" || (m.Provider == "openai" && a.getenv("OPENAI_BASE_URL") != "")
-		if def, ok := defaultModels[m.Provider]; ok && !custom {
-			m.Name = def
-		} else {
+		def, ok := defaultModels[m.Provider]
+		if where, base := a.customServer(f, *m); base != "" {
+			// The documented defaults are models of the providers' own
+			// APIs; another server serves the models it has.
+			why := ""
+			if ok {
+				why = fmt.Sprintf(" (%s is the default for %s's own API only)", def, m.Provider)
+			}
+			return nil, usagef("no model name: %s points at %s, a server whose models runlet cannot guess%s: pass --model (such as llama3.2 for Ollama) or set RUNLET_MODEL",
+				where, displayURL(base), why)
+		}
+		if !ok {
 			return nil, usagef("no model name for provider %s: pass --model (such as llama3.2 for Ollama) or set RUNLET_MODEL", m.Provider)
 		}
+		m.Name = def
 	}
 
 	switch {
@@ -258,6 +270,24 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	}
 	s.rt = setup.NewRuntime(opts...)
 	return s, nil
+}
+
+// customServer names where the model's base URL comes from (--base-url,
+// base_url in the config, OPENAI_BASE_URL) and returns it, when it is a
+// server other than the provider's own; "" otherwise.
+func (a *app) customServer(f *flags, m config.Model) (where, base string) {
+	switch {
+	case f.baseURL != "":
+		where, base = "--base-url", f.baseURL
+	case m.BaseURL != "":
+		where, base = "base_url in "+f.config, m.BaseURL
+	case m.Provider == "openai" || m.Provider == "openai-responses":
+		where, base = "OPENAI_BASE_URL", a.getenv("OPENAI_BASE_URL")
+	}
+	if u, err := url.Parse(base); base == "" || err == nil && u.Hostname() == "api.openai.com" {
+		return "", ""
+	}
+	return where, base
 }
 
 // privateDir makes dir, and its missing parents, accessible to the user

@@ -44,7 +44,8 @@ func ErrorFromResponse(provider string, resp *http.Response) *runlet.ProviderErr
 }
 
 // ErrorFromBody maps an error payload, from an HTTP body or an error event
-// inside a stream, to a *runlet.ProviderError (StatusCode left zero).
+// inside a stream, to a *runlet.ProviderError; StatusCode is the HTTP
+// status the payload names (a numeric code or status_code), else zero.
 // Besides the OpenAI and Anthropic envelopes it reads Google's
 // google.rpc.Status {"error":{"code","message","status","details"}}, also
 // wrapped in a one-element array: status becomes Code, and a
@@ -61,14 +62,26 @@ func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 	}
 	if json.Unmarshal(body, &env) == nil && (len(env.Error) > 0 || env.Message != "") {
 		var inner struct {
-			Message string            `json:"message"`
-			Type    string            `json:"type"`
-			Code    json.RawMessage   `json:"code"`
-			Status  string            `json:"status"`  // google.rpc.Status
-			Details []json.RawMessage `json:"details"` // google.rpc.Status
+			Message    string            `json:"message"`
+			Type       string            `json:"type"`
+			Code       json.RawMessage   `json:"code"`
+			StatusCode int               `json:"status_code"` // Groq
+			Status     string            `json:"status"`      // google.rpc.Status
+			Details    []json.RawMessage `json:"details"`     // google.rpc.Status
 		}
 		if len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &inner) == nil {
 			e.Message, e.Type, e.Code = inner.Message, inner.Type, CodeString(inner.Code)
+			// A numeric code is the HTTP status (google.rpc.Status,
+			// OpenRouter), as status_code is (Groq): an error sent inside
+			// a stream, with status 200, names its status as a response's
+			// does ("HTTP 404"), and classifies by it.
+			if n, err := strconv.Atoi(e.Code); err == nil && httpStatus(n) {
+				e.StatusCode, e.Code = n, ""
+			}
+			if httpStatus(inner.StatusCode) {
+				e.StatusCode = inner.StatusCode
+			}
+			e.Retryable = e.StatusCode != 0 && Retryable(e.StatusCode)
 			if inner.Status != "" {
 				e.Code = inner.Status
 				e.Retryable = googleRetryable(inner.Status)
@@ -92,6 +105,9 @@ func ErrorFromBody(provider string, body []byte) *runlet.ProviderError {
 	e.Message = plainText(body)
 	return e
 }
+
+// httpStatus reports whether n is an HTTP error status.
+func httpStatus(n int) bool { return n >= 400 && n <= 599 }
 
 // CodeString reads an error code that may be a JSON string, a number or
 // null ("" for null or absent).

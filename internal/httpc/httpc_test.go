@@ -69,7 +69,7 @@ func TestPostErrorMapping(t *testing.T) {
 		{"anthropic envelope", 529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
 			runlet.ProviderError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}, true},
 		{"numeric code", 404, http.Header{"X-Request-Id": {"req_1"}}, `{"error":{"message":"no such model","code":404}}`,
-			runlet.ProviderError{StatusCode: 404, Code: "404", Message: "no such model", RequestID: "req_1"}, false},
+			runlet.ProviderError{StatusCode: 404, Message: "no such model", RequestID: "req_1"}, false}, // "HTTP 404 no such model", not "HTTP 404 (404) ..."
 		{"html from a proxy", 502, nil, "<html><head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1></body></html>",
 			runlet.ProviderError{StatusCode: 502, Message: "502 Bad Gateway Bad Gateway"}, true},
 		{"empty body", 500, nil, "", runlet.ProviderError{StatusCode: 500, Message: "Internal Server Error"}, true},

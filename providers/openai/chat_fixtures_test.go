@@ -116,6 +116,8 @@ type streamFixture struct {
 	// error fixtures
 	err     string
 	errCode string
+	// errStatus is the HTTP status the error event names (a numeric code).
+	errStatus int
 }
 
 var chatStreamFixtures = []streamFixture{
@@ -182,12 +184,13 @@ var chatStreamFixtures = []streamFixture{
 		finish:    runlet.FinishStop, id: "33be18fc-3842-486c-8c29-dd8e578f7f20", model: "deepseek-reasoner",
 	},
 	{file: "compatible/pydantic-groq-stream-reasoning-midstream-error.response.sse",
-		err:     "Tool call validation failed: tool call validation failed: parameters for tool get_something_by_name did not match schema: errors: [missing properties: 'name', additionalProperties 'invalid_param' not allowed]",
-		errCode: "tool_use_failed",
+		err:       "Tool call validation failed: tool call validation failed: parameters for tool get_something_by_name did not match schema: errors: [missing properties: 'name', additionalProperties 'invalid_param' not allowed]",
+		errCode:   "tool_use_failed",
+		errStatus: 400, // Groq's status_code
 	},
 	{file: "compatible/pydantic-openrouter-stream-comments-reasoning-error.response.sse",
-		err:     "Token limit reached",
-		errCode: "400",
+		err:       "Token limit reached",
+		errStatus: 400, // "code":400: "HTTP 400", not "(400)"
 	},
 	{file: "compatible/pydantic-openrouter-stream-reasoning-details.response.sse",
 		text:      exact("2 + 2 = 4"),
@@ -255,8 +258,8 @@ func checkStreamFixture(t *testing.T, fx streamFixture, provider string, events 
 		if !errors.As(err, &pe) {
 			t.Fatalf("err = %v (%T), want a *runlet.ProviderError", err, err)
 		}
-		if pe.Message != fx.err || pe.Code != fx.errCode || pe.Provider != provider {
-			t.Errorf("error = %q code %q provider %q, want %q code %q", pe.Message, pe.Code, pe.Provider, fx.err, fx.errCode)
+		if pe.Message != fx.err || pe.Code != fx.errCode || pe.StatusCode != fx.errStatus || pe.Provider != provider {
+			t.Errorf("error = %q code %q status %d provider %q, want %q code %q status %d", pe.Message, pe.Code, pe.StatusCode, pe.Provider, fx.err, fx.errCode, fx.errStatus)
 		}
 		if pe.Retryable {
 			t.Errorf("a 400-class stream error is marked retryable")

@@ -320,26 +320,11 @@ func chatHasError(raw []byte) bool {
 }
 
 // chatErrorEvent maps an error object received with status 200 (inside a
-// stream or as the whole body) to a *runlet.ProviderError. Besides the
-// error type, a numeric code or status_code (OpenRouter, Groq) decides
-// whether it is retryable.
+// stream or as the whole body) to a *runlet.ProviderError. A numeric code
+// or status_code (OpenRouter, Groq) is the HTTP status it names
+// (httpc.ErrorFromBody), which also decides whether it is retryable.
 func chatErrorEvent(provider string, data []byte) *runlet.ProviderError {
 	pe := httpc.ErrorFromBody(provider, data)
-	var env struct {
-		Error struct {
-			Code       json.RawMessage `json:"code"`
-			StatusCode int             `json:"status_code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(data, &env) == nil {
-		status := env.Error.StatusCode
-		if n, err := strconv.Atoi(string(env.Error.Code)); err == nil && status == 0 {
-			status = n
-		}
-		if status >= 400 && status < 600 && httpc.Retryable(status) {
-			pe.Retryable = true
-		}
-	}
 	switch pe.Type {
 	case "server_error", "rate_limit_error", "overloaded_error", "api_error", "service_unavailable":
 		pe.Retryable = true

@@ -339,7 +339,9 @@ func TestChatDecoderCases(t *testing.T) {
 }
 
 // Errors sent inside a stream: Groq's "event: error", OpenAI's data: {"error"},
-// OpenRouter's error field beside choices; retryable by type or status.
+// OpenRouter's error field beside choices; retryable by type or status. A
+// status the error names (status_code, a numeric code) is its StatusCode,
+// so it reads "HTTP 503" as a response's status does.
 func TestChatStreamErrorEvents(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -347,17 +349,18 @@ func TestChatStreamErrorEvents(t *testing.T) {
 		retryable bool
 		typ, code string
 		msg       string
+		status    int // the HTTP status the error names
 	}{
 		{"event error", []byte("data: " + chunkHello + "\n\nevent: error\ndata: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n"),
-			true, "server_error", "", "overloaded"},
+			true, "server_error", "", "overloaded", 0},
 		{"data error", chatSSE(chunkHello, `{"error":{"message":"Rate limit","type":"requests","code":"rate_limit_exceeded","status_code":429}}`),
-			true, "requests", "rate_limit_exceeded", "Rate limit"},
+			true, "requests", "rate_limit_exceeded", "Rate limit", 429},
 		{"numeric code", chatSSE(`{"id":"x","error":{"code":503,"message":"upstream down"},"choices":[{"index":0,"delta":{"content":"a"}}]}`),
-			true, "", "503", "upstream down"},
+			true, "", "", "upstream down", 503},
 		{"invalid request", chatSSE(`{"error":{"message":"bad","type":"invalid_request_error","code":null}}`),
-			false, "invalid_request_error", "", "bad"},
-		{"not JSON", []byte("event: error\ndata: Internal Server Error\n\n"), false, "", "", "Internal Server Error"},
-		{"empty", []byte("event: error\ndata:\n\n"), false, "", "", "error in response"},
+			false, "invalid_request_error", "", "bad", 0},
+		{"not JSON", []byte("event: error\ndata: Internal Server Error\n\n"), false, "", "", "Internal Server Error", 0},
+		{"empty", []byte("event: error\ndata:\n\n"), false, "", "", "error in response", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -366,7 +369,7 @@ func TestChatStreamErrorEvents(t *testing.T) {
 			if !errors.As(err, &pe) || resp != nil {
 				t.Fatalf("err = %v resp = %v", err, resp)
 			}
-			if pe.Retryable != tt.retryable || pe.Type != tt.typ || pe.Code != tt.code || pe.Message != tt.msg || pe.StatusCode != 0 {
+			if pe.Retryable != tt.retryable || pe.Type != tt.typ || pe.Code != tt.code || pe.Message != tt.msg || pe.StatusCode != tt.status {
 				t.Errorf("got %+v", pe)
 			}
 		})
