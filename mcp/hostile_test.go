@@ -190,7 +190,13 @@ func TestToolsetHugeHTTPBody(t *testing.T) {
 	if !errors.As(err, &le) || le.Limit != "MaxMessageBytes" {
 		t.Fatalf("call: %v, want a LimitError on MaxMessageBytes", err)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 80<<20 {
+	t.Logf("allocated %d MiB; the server wrote %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20, written.Load()>>20)
+	// About twice the limit: io.ReadAll doubles its buffer as it grows.
+	bound := uint64(40 << 20)
+	if raceEnabled {
+		bound *= 2
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > bound {
 		t.Errorf("the call allocated %d MiB for a limit of 16 MiB", alloc>>20)
 	}
 	if w := written.Load(); w >= huge {
