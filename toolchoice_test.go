@@ -119,3 +119,34 @@ func TestForcedToolChoiceAfterHandoffAndResume(t *testing.T) {
 		}
 	})
 }
+
+// Typed output keeps its own forcing: in tool mode every request still
+// requires a call (a tool or the output tool, which ends the run), after
+// tool calls too; in native mode a forced choice ends as in any run, so the
+// model can give the typed answer.
+func TestForcedToolChoiceWithTypedOutput(t *testing.T) {
+	for _, mode := range []runlet.OutputMode{runlet.OutputTool, runlet.OutputNative} {
+		t.Run(string(mode), func(t *testing.T) {
+			final := runlettest.TextReply(validInvoice)
+			if mode == runlet.OutputTool {
+				final = runlettest.ToolCallReply(runlettest.Call("c2", "final_answer", validInvoice))
+			}
+			m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "weather", `{"city":"Paris"}`)), final)
+			agent := &runlet.Agent{Name: "x", Model: m, Tools: []runlet.Tool{weatherTool()},
+				ToolChoice:   runlet.ToolChoice{Mode: runlet.ToolChoiceRequired},
+				OutputSchema: &runlet.OutputSchema{Name: "inv", Schema: runlet.OutputFor[invoice]().Schema, Mode: mode}}
+			res, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "x")
+			if err != nil || res.Value.Total != 12.5 {
+				t.Fatalf("value %+v err %v", res, err)
+			}
+			reqs := m.Requests()
+			want := []runlet.ToolChoiceMode{runlet.ToolChoiceRequired, runlet.ToolChoiceAuto}
+			if mode == runlet.OutputTool {
+				want[1] = runlet.ToolChoiceRequired
+			}
+			if len(reqs) != 2 || reqs[0].ToolChoice.Mode != want[0] || reqs[1].ToolChoice.Mode != want[1] {
+				t.Fatalf("%d requests, choices %v then %v", len(reqs), reqs[0].ToolChoice, reqs[len(reqs)-1].ToolChoice)
+			}
+		})
+	}
+}

@@ -413,3 +413,28 @@ func TestForcedToolChoiceEnds(t *testing.T) {
 		}
 	}
 }
+
+// RunInput.Settings carries the neutral reasoning setting to the model
+// call; a level that is not one fails the run without calling the model.
+func TestReasoningSetting(t *testing.T) {
+	model := runlettest.NewModel(runlettest.TextReply("ok"))
+	agent := &runlet.Agent{Name: "a", Model: model}
+	e := env(t, mustNew(t, Config{Agents: []*runlet.Agent{agent}}))
+	want := runlet.Reasoning{Effort: runlet.ReasoningHigh, Summary: true}
+	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "think", Settings: runlet.Settings{Reasoning: want}})
+	if err := e.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := model.Requests(); len(reqs) != 1 || reqs[0].Reasoning != want {
+		t.Fatalf("requests %d", len(reqs))
+	}
+
+	e = env(t, mustNew(t, Config{Agents: []*runlet.Agent{agent}}))
+	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "think", Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}})
+	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), `reasoning effort "hihg"`) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want none for the invalid setting", n-1)
+	}
+}
