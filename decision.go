@@ -183,7 +183,7 @@ func (r *run) applyEdits(calls []ToolCallPart, byID map[string]Decision) {
 	var edited map[string]json.RawMessage
 	for i, c := range calls {
 		d, ok := byID[c.ID]
-		if !ok || !d.Approve || len(d.Arguments) == 0 || sameJSON(d.Arguments, c.Arguments) {
+		if !ok || !d.edits(c) {
 			continue
 		}
 		calls[i] = editCall(c, d.Arguments)
@@ -207,6 +207,24 @@ func (r *run) applyEdits(calls []ToolCallPart, byID map[string]Decision) {
 		}
 	}
 	r.added[n] = last
+}
+
+// Edit returns call as it runs under d: with d's edited arguments and the
+// model's kept in OriginalArguments, or call itself when d is not an
+// approval with arguments that differ from the call's (as JSON text,
+// ignoring insignificant space). The runtime applies it on Resume; a
+// runtime of its own, such as runlet/temporal's workflow, applies it the
+// same way.
+func (d Decision) Edit(call ToolCallPart) ToolCallPart {
+	if !d.edits(call) {
+		return call
+	}
+	return editCall(call, d.Arguments)
+}
+
+// edits reports whether d changes call's arguments.
+func (d Decision) edits(call ToolCallPart) bool {
+	return d.Approve && len(d.Arguments) > 0 && !sameJSON(d.Arguments, call.Arguments)
 }
 
 // editCall returns c with args as its arguments, keeping the model's.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/runlet/runlet"
@@ -43,6 +44,7 @@ func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error
 	r.pending, r.decisions = nil, nil
 	r.transition(runlet.StateActing)
 	var approved []int
+	var edited map[string]runlet.ToolCallPart
 	for _, i := range pending {
 		c := calls[i]
 		d := byID[c.ID]
@@ -56,10 +58,18 @@ func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error
 			r.emit(&runlet.ToolFinished{Call: c, Result: results[i], ErrorKind: runlet.ToolDenied})
 			continue
 		}
-		if len(d.Arguments) > 0 {
+		if e := d.Edit(c); e.OriginalArguments != nil && c.OriginalArguments == nil {
+			if edited == nil {
+				edited = make(map[string]runlet.ToolCallPart)
+			}
+			edited[c.ID] = e
+		} else if len(d.Arguments) > 0 {
 			calls[i].Arguments = d.Arguments
 		}
 		approved = append(approved, i)
+	}
+	if edited != nil {
+		r.applyEdits(calls, edited)
 	}
 	again, err := r.runTools(calls, results, approved, true)
 	if err == nil && len(again) > 0 {
@@ -67,6 +77,45 @@ func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error
 	}
 	return results, err
 }
+
+// applyEdits makes approvals with edited arguments part of the calls: in
+// calls (what the tool activities run and their events show) and in the
+// assistant message that made them, the last the run added, so the
+// Result, the session and the next model request show what ran, with the
+// model's arguments in OriginalArguments (see runlet.ApproveWithArguments).
+// Histories recorded before this change ran the edited arguments and kept
+// the model's in the message; the version marker replays them so.
+func (r *wfRun) applyEdits(calls []runlet.ToolCallPart, edited map[string]runlet.ToolCallPart) {
+	if workflow.GetVersion(r.ctx, editedCallChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		for i, c := range calls {
+			if e, ok := edited[c.ID]; ok {
+				calls[i].Arguments = e.Arguments
+			}
+		}
+		return
+	}
+	for i, c := range calls {
+		if e, ok := edited[c.ID]; ok {
+			calls[i] = e
+		}
+	}
+	n := len(r.added) - 1
+	last := r.added[n]
+	last.Parts = slices.Clone(last.Parts)
+	for j, p := range last.Parts {
+		if c, ok := p.(runlet.ToolCallPart); ok {
+			if e, ok := edited[c.ID]; ok {
+				last.Parts[j] = e
+			}
+		}
+	}
+	r.added = slices.Clone(r.added)
+	r.added[n] = last
+}
+
+// editedCallChange names the change that records an edited approval in the
+// call itself (workflow.GetVersion).
+const editedCallChange = "runlet.edited-call"
 
 // runTools runs the calls at idx as parallel activities and fills results
 // in the model's order. It returns the indexes of the calls that wait for

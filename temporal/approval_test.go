@@ -89,9 +89,14 @@ func TestApprovalWaitsForUpdate(t *testing.T) {
 			if tc.mail != "" && c.get(tc.mail) != 1 || c.get("Paris") != 1 {
 				t.Fatalf("executions %v", c.n)
 			}
-			// The assistant's message keeps the call as the model made it.
-			if args := string(res.Messages[1].ToolCalls()[1].Arguments); args != `{"city":"Draft"}` {
-				t.Errorf("recorded call arguments %s", args)
+			// The assistant's message holds the call that ran; an edit keeps
+			// the model's arguments beside it.
+			wantArgs, wantOrig := `{"city":"Draft"}`, ""
+			if tc.name == "edit" {
+				wantArgs, wantOrig = `{"city":"Final"}`, `{"city":"Draft"}`
+			}
+			if c := res.Messages[1].ToolCalls()[1]; string(c.Arguments) != wantArgs || string(c.OriginalArguments) != wantOrig {
+				t.Errorf("recorded call arguments %s, original %s; want %s, %q", c.Arguments, c.OriginalArguments, wantArgs, wantOrig)
 			}
 			var interrupted, resumed bool
 			for _, ev := range rec.all() {

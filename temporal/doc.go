@@ -68,10 +68,18 @@
 // an approving decision for its ID delivered by the update. The update's
 // validator refuses, changing nothing, decisions while the run is not
 // waiting, for a call that is not pending, two for one call, none for a
-// pending call, and edited arguments that are not JSON; the pending calls
-// are the workflow's own state, rebuilt from its history, not input. Calls
-// a model gave the same ID (or none) get one unique in the run, so each
-// decision names one call.
+// pending call, and edited arguments that are not a JSON object or that
+// the input schema of the agent's tool (one of Agent.Tools) rejects; the
+// pending calls are the workflow's own state, rebuilt from its history, not
+// input. Calls a model gave the same ID (or none) get one unique in the
+// run, so each decision names one call.
+//
+// An approval with edited arguments is what the history says, as with
+// Runtime.Resume: the tool activity runs them, and the workflow's Result,
+// the session, the next model request and the tool events show them in the
+// call, with the model's in runlet.ToolCallPart.OriginalArguments.
+// Workflows that recorded an edit before this behaviour replay as they ran
+// (workflow.GetVersion "runlet.edited-call").
 //
 // # Visibility
 //

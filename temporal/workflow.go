@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -87,8 +89,55 @@ func (r *wfRun) handlers() error {
 			if len(r.pending) == 0 || r.decisions != nil {
 				return errors.New("runlet/temporal: the run is not waiting for decisions")
 			}
-			return checkDecisions(r.pending, ds)
+			if err := checkDecisions(r.pending, ds); err != nil {
+				return err
+			}
+			return r.checkEdits(ds)
 		}})
+}
+
+// checkEdits checks edited arguments against the input schema of the
+// agent's tool, as the tool would before running: a person's mistake is
+// refused to the person (the update fails, the run keeps waiting), not
+// shown to the model as its own. A tool the agent does not list (one of
+// a Toolset's, found only by the activity) is checked when it runs.
+func (r *wfRun) checkEdits(ds []runlet.Decision) error {
+	agent := r.d.agents[r.in.Agent]
+	if agent == nil {
+		return nil
+	}
+	for _, d := range ds {
+		if !d.Approve || len(d.Arguments) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(r.pending, func(c runlet.ToolCallPart) bool { return c.ID == d.CallID })
+		for _, t := range agent.Tools {
+			if t == nil || t.Spec().Name != r.pending[i].Name {
+				continue
+			}
+			if err := validateArgs(t.Spec().InputSchema, d.Arguments); err != nil {
+				return fmt.Errorf("runlet/temporal: the input schema of tool %q rejects the edited arguments for call %q: %w", t.Spec().Name, d.CallID, err)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// validateArgs checks args against schema (nil accepts anything).
+func validateArgs(schema *jsonschema.Schema, args json.RawMessage) error {
+	if schema == nil {
+		return nil
+	}
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		return nil // the tool's own problem, reported when it runs
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return err
+	}
+	return rs.Validate(v)
 }
 
 // checkDecisions requires exactly one decision per pending call, and
@@ -106,8 +155,8 @@ func checkDecisions(pending []runlet.ToolCallPart, ds []runlet.Decision) error {
 		if seen[d.CallID] {
 			return fmt.Errorf("runlet/temporal: two decisions for call %q", d.CallID)
 		}
-		if d.Approve && len(d.Arguments) > 0 && !json.Valid(d.Arguments) {
-			return fmt.Errorf("runlet/temporal: edited arguments for call %q are not valid JSON", d.CallID)
+		if d.Approve && len(d.Arguments) > 0 && !isJSONObject(d.Arguments) {
+			return fmt.Errorf("runlet/temporal: edited arguments for call %q are not a JSON object", d.CallID)
 		}
 		seen[d.CallID] = true
 	}
@@ -117,6 +166,12 @@ func checkDecisions(pending []runlet.ToolCallPart, ds []runlet.Decision) error {
 		}
 	}
 	return nil
+}
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 func (r *wfRun) run() (*runlet.Result, error) {
