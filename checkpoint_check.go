@@ -146,6 +146,13 @@ func checkCounts(cp *Checkpoint) string {
 			}
 		}
 	}
+	for _, m := range []map[string]Cost{cp.CostByModel, cp.CostByAgent} {
+		for _, c := range m {
+			if c.Unpriced < 0 {
+				return "negative unpriced count"
+			}
+		}
+	}
 	return ""
 }
 

@@ -201,6 +201,7 @@ func TestResumeRefusesForgedCheckpoints(t *testing.T) {
 		{name: "committed past the messages", forge: func(cp *runlet.Checkpoint) { cp.Committed = math.MaxInt }},
 		{name: "negative turn", forge: func(cp *runlet.Checkpoint) { cp.Turn = -5 }},
 		{name: "negative usage", forge: func(cp *runlet.Checkpoint) { cp.Usage.TotalTokens = -1 << 40 }},
+		{name: "negative unpriced count by agent", forge: func(cp *runlet.Checkpoint) { cp.CostByAgent = map[string]runlet.Cost{"ops": {Unpriced: -3}} }},
 		{name: "negative limits", forge: func(cp *runlet.Checkpoint) { cp.Limits = &runlet.UsageLimits{Requests: -1} }},
 		{name: "unknown agent", forge: func(cp *runlet.Checkpoint) { cp.Agent = "root" }},
 		{name: "another run's checkpoint", forge: func(cp *runlet.Checkpoint) { cp.RunID = "run_other" }},
