@@ -42,7 +42,7 @@ type HTTPOptions struct {
 	SessionIdleTimeout time.Duration
 	// MaxRequestBytes bounds a request's body: a larger one is refused
 	// with 413 Content Too Large before it is read whole. Default 1 MiB;
-	// negative: the SDK's own limit (4 MiB).
+	// negative: no limit.
 	MaxRequestBytes int64
 	// BodyTimeout bounds the time to read a request's body, from the end
 	// of its headers: a slower client gets 408 Request Timeout. (The time
