@@ -336,7 +336,8 @@ func (inv invocation) call(ctx context.Context, r *run, callID string) (string, 
 
 // check resolves and validates a call on the run goroutine, before any
 // worker starts: unknown tool, malformed JSON, schema violation. It returns
-// the invocation, or an error message for the model and its kind.
+// the invocation, or an error message for the model and its kind. What a
+// message quotes of the model's call is cut at maxQuoted bytes.
 func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	t, ok := r.tool(c.Name)
 	if !ok {
@@ -345,7 +346,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 			names = append(names, s.Name)
 		}
 		slices.Sort(names)
-		msg := fmt.Sprintf("Error: unknown tool %q.", c.Name)
+		msg := fmt.Sprintf("Error: unknown tool %q.", truncate(c.Name, maxQuoted))
 		if len(names) > 0 {
 			msg += " Available tools: " + strings.Join(names, ", ") + "."
 		}
@@ -358,7 +359,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	if !json.Valid(args) {
 		var v any
 		err := json.Unmarshal(args, &v)
-		return invocation{}, fmt.Sprintf("Error: the arguments are not valid JSON (%v). Call %s again with a JSON object.", err, c.Name), ToolInvalidJSON
+		return invocation{}, fmt.Sprintf("Error: the arguments are not valid JSON (%s). Call %s again with a JSON object.", truncate(err.Error(), maxQuoted), c.Name), ToolInvalidJSON
 	}
 	// The most specific limit wins: the tool's, else the run's or Runtime's.
 	pol := toolPolicy(t)
@@ -392,8 +393,13 @@ func invalidArgs(tool string, err error) string {
 	if errors.As(err, &te) {
 		err = te.Err
 	}
-	return fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", tool, err)
+	return fmt.Sprintf("Error: invalid arguments for %s: %s. Fix the arguments to match the tool's input schema and call it again.", tool, truncate(err.Error(), maxQuoted))
 }
+
+// maxQuoted bounds what an error message for the model quotes of its call
+// (a validation error quotes the value it rejects, an unknown tool its
+// name): a megabyte-long argument is not sent back whole.
+const maxQuoted = 1 << 10
 
 // toolWait is where a tool's goroutine leaves its result for callTool.
 type toolWait struct {

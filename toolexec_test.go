@@ -171,3 +171,36 @@ func TestAbandonedToolsAreBounded(t *testing.T) {
 		t.Fatalf("%d timed out, %d refused, %d started", timedOut, refused, started.Load())
 	}
 }
+
+// The message of a call that fails its checks quotes at most 1 KiB of what
+// the model sent (a validation error quotes the rejected value, an
+// unknown tool its name): a megabyte of it came back whole.
+func TestCheckMessagesAreBounded(t *testing.T) {
+	const max = 2048
+	tool := runlet.NewTool("count", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return "ok", nil
+	})
+	big := strings.Repeat("x", 1<<20)
+	for name, call := range map[string]runlet.ToolCallPart{
+		"wrong type":     runlettest.Call("c", "count", `{"n":"`+big+`"}`),
+		"extra property": runlettest.Call("c", "count", `{"n":1,"`+big+`":1}`),
+		"not an object":  runlettest.Call("c", "count", `[`+strings.Repeat("1,", 1<<19)+`1]`),
+		"unknown tool":   runlettest.Call("c", big, `{}`),
+		"invalid JSON":   runlettest.Call("c", "count", `{"n":`+big),
+	} {
+		t.Run(name, func(t *testing.T) {
+			model := runlettest.NewModel(runlettest.ToolCallReply(call), runlettest.TextReply("done"))
+			rt := runlet.NewRuntime()
+			res, err := rt.Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{tool}}, "go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Messages[2].Parts[0].(runlet.ToolResultPart)
+			if !tr.IsError || len(tr.Content) > max || !strings.HasPrefix(tr.Content, "Error: ") {
+				t.Fatalf("result of %d bytes: %.200q", len(tr.Content), tr.Content)
+			}
+		})
+	}
+}
