@@ -14,6 +14,7 @@ import "fmt"
 //	Responses         reasoning.effort              (not sent: no budget)            reasoning.summary "auto"
 //	Anthropic         thinking {"type":"adaptive"}  thinking {"type":"enabled",      thinking.display "summarized"
 //	                  and output_config.effort      "budget_tokens":N} instead
+//	                  (Claude 4.6 and later)
 //	Gemini            thinkingConfig.thinkingLevel  thinkingConfig.thinkingBudget    thinkingConfig.includeThoughts
 //	                                                instead (not both)
 //

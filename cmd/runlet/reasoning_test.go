@@ -17,7 +17,7 @@ func TestReasoningFlags(t *testing.T) {
 	defer ant.Close()
 	ant.EnqueueReplies(runlettest.WireReply{Reasoning: "Think.", ReasoningSignature: "sig", Text: "Done."})
 	r := runCLI(t, "", []string{"ANTHROPIC_API_KEY=k"}, "run", "--provider", "anthropic", "--base-url", ant.BaseURL(),
-		"--model", "claude-sonnet-4-5", "--reasoning", "high", "--reasoning-budget", "2048", "Prove it.")
+		"--model", "claude-opus-4-6", "--reasoning", "high", "--reasoning-budget", "2048", "Prove it.")
 	if r.code != 0 || r.stdout != "Done.\n" || !strings.Contains(r.stderr, "Think.") {
 		t.Fatalf("%s", r)
 	}
@@ -26,6 +26,13 @@ func TestReasoningFlags(t *testing.T) {
 	config, _ := json.Marshal(body["output_config"])
 	if string(thinking) != `{"budget_tokens":2048,"display":"summarized","type":"enabled"}` || string(config) != `{"effort":"high"}` {
 		t.Errorf("thinking %s, output_config %s", thinking, config)
+	}
+	// A model before Claude 4.6 takes no effort: without a budget the run
+	// fails before the request, saying what to add.
+	r = runCLI(t, "", []string{"ANTHROPIC_API_KEY=k"}, "run", "--provider", "anthropic", "--base-url", ant.BaseURL(),
+		"--model", "claude-sonnet-4-5", "--reasoning", "high", "Prove it.")
+	if r.code != 1 || !strings.Contains(r.stderr, "--reasoning-budget") || len(ant.Requests()) != 1 {
+		t.Fatalf("%s", r)
 	}
 
 	chat := runlettest.NewOpenAIChatServer()

@@ -49,11 +49,15 @@
 // else Settings.MaxOutputTokens, else Config.MaxTokens, else
 // DefaultMaxTokens (4096). Settings.Reasoning maps to extended thinking:
 // BudgetTokens to thinking {"type":"enabled","budget_tokens":N} (at least
-// 1024), else an Effort to adaptive thinking {"type":"adaptive"} (Claude
-// 4.6 and later; earlier models need a budget, later ones refuse one);
-// Summary adds "display":"summarized" to it (newer models omit the
-// thinking text otherwise); Effort also becomes output_config.effort. A
-// "thinking" option, or an "effort" in the "output_config" option, wins.
+// 1024; Opus 4.7 and later refuse a budget), else an Effort to adaptive
+// thinking {"type":"adaptive"}; Summary adds "display":"summarized" to it
+// (newer models omit the thinking text otherwise); Effort also becomes
+// output_config.effort. Adaptive thinking and the effort are for Claude
+// 4.6 and later (and for a model name that is not a Claude name, such as
+// a proxy's alias): for an earlier model the effort is not sent, and an
+// effort without a budget is refused before anything is sent
+// (ErrInvalidRequest, naming BudgetTokens). A "thinking" option, or an
+// "effort" in the "output_config" option, wins.
 // An OutputSchema becomes output_config.format
 // {"type":"json_schema","schema":...}, the schema fitted to the API's limits
 // (see Messages.OutputMode for the models and schemas that use it; the

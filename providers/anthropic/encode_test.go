@@ -16,6 +16,7 @@ import (
 func encodeCases() []*runlet.ModelRequest {
 	temp, topP, tiny := 0.25, 0.9, 1e-9
 	nan := math.NaN()
+	adaptive := map[string]any{"model": "claude-opus-4-6"} // takes adaptive thinking and effort
 	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"city": {Type: "string", Description: "<b>&</b>"}}, Required: []string{"city"}}
 	history := []runlet.Message{
 		runlet.UserText("Weather in <Shanghai> & \"Paris\"?\n\u2028 caf\u00e9 \xff"),
@@ -76,14 +77,16 @@ func encodeCases() []*runlet.ModelRequest {
 		{Messages: history, Options: map[string]any{"thinking": map[string]any(nil)}},
 		{Messages: history, Options: map[string]any{"metadata": map[string]any{"user_id": "<u>"}, "top_k": 5, "model": "m"}},
 		{Messages: history, Options: map[string]any{"thinking": 0, "cache_control": false}},
-		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningMedium}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningMedium}}, Options: adaptive},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow, BudgetTokens: 8000, Summary: true}}, Options: adaptive},
 		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningLow, BudgetTokens: 8000, Summary: true}}},
 		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Summary: true}}},
 		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh, Summary: true}},
-			Options: map[string]any{"thinking": 2048, "output_config": map[string]any{"effort": "max"}}},
+			Options: map[string]any{"model": "claude-sonnet-4-6", "thinking": 2048, "output_config": map[string]any{"effort": "max"}}},
 		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}, Options: map[string]any{"thinking": nil}},
-		// Invalid requests: the last six.
+		// Invalid requests: the last seven.
 		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: "hihg"}}},
+		{Messages: history, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}, Options: map[string]any{"model": "claude-sonnet-4-5"}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.ImagePart{}}}}},
 		{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.FilePart{URL: "data:bad", Name: "f"}}}}},
 		{Messages: history, Tools: []runlet.ToolSpec{{Name: "bad", InputSchema: &jsonschema.Schema{Type: "object", Types: []string{"a"}}}}},
@@ -92,7 +95,7 @@ func encodeCases() []*runlet.ModelRequest {
 	}
 }
 
-const invalidEncodeCases = 6
+const invalidEncodeCases = 7
 
 // The direct encoding equals marshalling the wire types, for every case,
 // Generate and Stream, and a version without sampling settings, errors

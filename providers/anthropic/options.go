@@ -43,8 +43,8 @@ func thinkingOption(v any) (any, error) {
 // reasoningThinking maps Settings.Reasoning onto the thinking object and
 // the output_config effort: a budget is extended thinking
 // {"type":"enabled","budget_tokens":N}; an effort alone is adaptive
-// thinking {"type":"adaptive"} (Claude 4.6 and later; earlier models take
-// a budget); Summary asks for summarized thinking ("display":"summarized",
+// thinking {"type":"adaptive"} (Claude 4.6 and later; see applyReasoning
+// for earlier models); Summary asks for summarized thinking ("display":"summarized",
 // which newer models omit by default). The effort also goes into
 // output_config.effort. thinking is nil when r asks for none.
 func reasoningThinking(r runlet.Reasoning) (thinking map[string]any, effort string) {
@@ -60,12 +60,31 @@ func reasoningThinking(r runlet.Reasoning) (thinking map[string]any, effort stri
 	return thinking, string(r.Effort)
 }
 
-// applyReasoning lays the neutral reasoning setting under the options:
-// the "thinking" option, when given (thinkingSet), and an "effort" in the
-// "output_config" option win. It returns the thinking and output_config
-// values to send.
-func applyReasoning(r runlet.Reasoning, thinking any, thinkingSet bool, outputConfig map[string]any) (any, map[string]any) {
+// adaptiveModel reports whether a model takes adaptive thinking and the
+// effort parameter: Claude 4.6 and later, and any name that is not a
+// Claude name (a proxy's alias).
+func adaptiveModel(model string) bool {
+	_, major, minor, claude, ok := claudeVersion(model)
+	return !claude || ok && (major >= 5 || major == 4 && minor >= 6)
+}
+
+// applyReasoning lays the neutral reasoning setting under the options for
+// model: the "thinking" option, when given (thinkingSet), and an "effort"
+// in the "output_config" option win. A model before Claude 4.6 gets no
+// effort, which it does not take, and an effort without a budget is an
+// error for it rather than a request it would refuse. It returns the
+// thinking and output_config values to send.
+func applyReasoning(r runlet.Reasoning, model string, thinking any, thinkingSet bool, outputConfig map[string]any) (any, map[string]any, error) {
+	if r == (runlet.Reasoning{}) { // the usual request: nothing to parse
+		return thinking, outputConfig, nil
+	}
 	t, effort := reasoningThinking(r)
+	if effort != "" && !adaptiveModel(model) {
+		if r.BudgetTokens == 0 && effort != "" && !thinkingSet {
+			return nil, nil, fmt.Errorf("reasoning effort %q needs adaptive thinking, which %s does not take (Claude 4.6 and later do): give it a thinking budget (Reasoning.BudgetTokens; runlet --reasoning-budget)", effort, model)
+		}
+		effort = ""
+	}
 	if !thinkingSet && t != nil {
 		thinking = t
 	}
@@ -77,7 +96,7 @@ func applyReasoning(r runlet.Reasoning, thinking any, thinkingSet bool, outputCo
 			outputConfig["effort"] = effort
 		}
 	}
-	return thinking, outputConfig
+	return thinking, outputConfig, nil
 }
 
 // thinkingBudget returns the budget_tokens of a thinking value, or 0.

@@ -37,33 +37,45 @@ func (m *Messages) OutputMode(s *runlet.OutputSchema) runlet.OutputMode {
 // claude-<family>-<major>[-<minor>][-<date>] at 4.5 or later, or Opus 4.1.
 // Older names (claude-3-5-sonnet-..., claude-sonnet-4-0) do not.
 func nativeModel(model string) bool {
-	rest, ok := strings.CutPrefix(model, "claude-")
-	if !ok {
-		return true
-	}
-	parts := strings.Split(rest, "-")
-	if len(parts) < 2 {
-		return false
-	}
-	family := parts[0]
-	if _, err := strconv.Atoi(family); err == nil {
-		return false // claude-3-5-sonnet style: the version comes first
-	}
-	major, err := strconv.Atoi(parts[1])
-	if err != nil {
-		return false
-	}
-	minor := 0
-	if len(parts) > 2 && len(parts[2]) <= 2 {
-		minor, _ = strconv.Atoi(parts[2])
-	}
+	family, major, minor, claude, ok := claudeVersion(model)
 	switch {
+	case !claude:
+		return true
+	case !ok:
+		return false
 	case major >= 5, major == 4 && minor >= 5:
 		return true
 	case family == "opus" && major == 4 && minor == 1:
 		return true
 	}
 	return false
+}
+
+// claudeVersion reads a claude-<family>-<major>[-<minor>][-<date>] name.
+// claude is false for a name that is not a Claude name (a proxy's alias);
+// ok is false for a Claude name of another shape (claude-3-5-sonnet-...,
+// the version first).
+func claudeVersion(model string) (family string, major, minor int, claude, ok bool) {
+	rest, claude := strings.CutPrefix(model, "claude-")
+	if !claude {
+		return "", 0, 0, false, false
+	}
+	parts := strings.Split(rest, "-")
+	if len(parts) < 2 {
+		return "", 0, 0, true, false
+	}
+	family = parts[0]
+	if _, err := strconv.Atoi(family); err == nil {
+		return "", 0, 0, true, false // claude-3-5-sonnet style: the version comes first
+	}
+	major, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return "", 0, 0, true, false
+	}
+	if len(parts) > 2 && len(parts[2]) <= 2 {
+		minor, _ = strconv.Atoi(parts[2])
+	}
+	return family, major, minor, true, true
 }
 
 var nativeCache sync.Map // weak.Pointer[jsonschema.Schema] → json.RawMessage (nil: does not fit)

@@ -145,7 +145,10 @@ func (m *Messages) referenceBuild(req *runlet.ModelRequest, stream bool) (built,
 	if w.Model == "" {
 		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
-	w.Thinking, w.OutputConfig = applyReasoning(req.Reasoning, w.Thinking, thinkingSet, w.OutputConfig)
+	var rerr error
+	if w.Thinking, w.OutputConfig, rerr = applyReasoning(req.Reasoning, w.Model, w.Thinking, thinkingSet, w.OutputConfig); rerr != nil {
+		return built{}, m.invalid("invalid settings", rerr)
+	}
 	// Extended thinking needs max_tokens above its budget; raise a default
 	// max_tokens rather than fail, but never one the caller chose.
 	if budget := thinkingBudget(w.Thinking); defaultMax && budget >= w.MaxTokens {

@@ -124,7 +124,10 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 	if w.model == "" {
 		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
 	}
-	w.thinking, w.outputConfig = applyReasoning(req.Reasoning, w.thinking, thinkingSet, w.outputConfig)
+	var err error
+	if w.thinking, w.outputConfig, err = applyReasoning(req.Reasoning, w.model, w.thinking, thinkingSet, w.outputConfig); err != nil {
+		return built{}, m.invalid("invalid settings", err)
+	}
 	// Extended thinking needs max_tokens above its budget; raise a default
 	// max_tokens rather than fail, but never one the caller chose.
 	if budget := thinkingBudget(w.thinking); defaultMax && budget >= w.maxTokens {
