@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -101,6 +102,37 @@ func TestToolActivitiesAreBounded(t *testing.T) {
 	for i, r := range got {
 		if r.CallID != "c"+strconv.Itoa(i) || r.Content != "r"+strconv.Itoa(i) || r.IsError {
 			t.Fatalf("result %d = %+v", i, r)
+		}
+	}
+}
+
+// An error result quotes at most 1 KiB of what the model sent, as in
+// Runlet: an unknown tool's name or a rejected argument of a megabyte came
+// back whole (the unknown tool's even past MaxToolOutput).
+func TestCheckMessagesAreBounded(t *testing.T) {
+	tool := runlet.NewTool("count", "counts", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return "ok", nil
+	})
+	big := strings.Repeat("x", 1<<20)
+	model := runlettest.NewModel(runlettest.ToolCallReply(
+		runlettest.Call("c1", big, `{}`),
+		runlettest.Call("c2", "count", `{"n":"`+big+`"}`),
+	), runlettest.TextReply("done"))
+	d := mustNew(t, Config{Agents: []*runlet.Agent{{Name: "a", Model: model, Tools: []runlet.Tool{tool}}}})
+	e := env(t, d)
+	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "go"})
+	if err := e.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res runlet.Result
+	if err := e.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range toolResults(res.Messages[2]) {
+		if !r.IsError || len(r.Content) > 2048 {
+			t.Errorf("%s: result of %d bytes: %.120q", r.CallID, len(r.Content), r.Content)
 		}
 	}
 }

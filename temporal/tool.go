@@ -82,7 +82,7 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return finish(errorResult(fmt.Sprintf("Error: unknown tool %q. Available tools: %s.", c.Name, strings.Join(names, ", "))), runlet.ToolUnknown, 0)
+		return finish(errorResult(fmt.Sprintf("Error: unknown tool %q. Available tools: %s.", truncate(c.Name, maxQuoted), strings.Join(names, ", "))), runlet.ToolUnknown, 0)
 	}
 	args := c.Arguments
 	if len(strings.TrimSpace(string(args))) == 0 {
@@ -132,7 +132,7 @@ func (d *Durable) call(ctx context.Context, t runlet.Tool, pol runlet.ToolPolicy
 	case errors.As(err, &te) && te.Kind == runlet.ToolPanicked:
 		return fmt.Sprintf("Error: the tool crashed (%v).", te.Err), runlet.ToolPanicked
 	case errors.As(err, &te) && (te.Kind == runlet.ToolInvalidArgs || te.Kind == runlet.ToolInvalidJSON):
-		return fmt.Sprintf("Error: invalid arguments for %s: %v. Fix the arguments to match the tool's input schema and call it again.", te.Tool, te.Err), te.Kind
+		return fmt.Sprintf("Error: invalid arguments for %s: %s. Fix the arguments to match the tool's input schema and call it again.", te.Tool, truncate(te.Err.Error(), maxQuoted)), te.Kind
 	case errors.As(err, &te):
 		return "Error: " + te.Err.Error(), te.Kind
 	}
@@ -175,6 +175,11 @@ func (d *Durable) emitTool(ctx context.Context, in ToolInput, ev runlet.Event) {
 	restamp(ev, in.Turn)
 	d.observe(ctx, ev)
 }
+
+// maxQuoted bounds what an error message for the model quotes of its call
+// (a validation error quotes the value it rejects, an unknown tool its
+// name), as in Runlet.
+const maxQuoted = 1 << 10
 
 // truncate shortens s to at most max bytes on a UTF-8 boundary and says how
 // much was cut, as Runlet does.
