@@ -73,7 +73,10 @@ type Model struct {
 	// through base_url and an Authorization header), or an
 	// OpenAI-compatible preset:
 	// "ollama", "vllm", "llamacpp", "deepseek", "qwen" (or "dashscope"),
-	// "openrouter". See Providers.
+	// "openrouter", "gemini-openai" (Gemini's OpenAI-compatible endpoint),
+	// "azure" (Azure OpenAI: name is the deployment, base_url the
+	// resource's endpoint, its v1 root, or a deployment URL with its
+	// ?api-version=, else $AZURE_OPENAI_ENDPOINT). See Providers.
 	Provider string `yaml:"provider"`
 	// Name is the model name, such as "gpt-4o-mini".
 	Name string `yaml:"name"`

@@ -136,7 +136,7 @@ func TestProviders(t *testing.T) {
 			t.Errorf("provider %s: %v", p, err)
 		}
 	}
-	want := []string{"anthropic", "dashscope", "deepseek", "gemini", "llamacpp", "ollama", "openai", "openai-responses", "openrouter", "qwen", "vllm"}
+	want := []string{"anthropic", "azure", "dashscope", "deepseek", "gemini", "gemini-openai", "llamacpp", "ollama", "openai", "openai-responses", "openrouter", "qwen", "vllm"}
 	if got := config.Providers(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Providers() = %v", got)
 	}
@@ -169,7 +169,7 @@ func TestInvalid(t *testing.T) {
 		{"wrong type bool", model + "tools:\n  - {name: calculator, require_approval: maybe}\n",
 			`bad.yaml:5:42: tools.0.require_approval: want true or false, got "maybe"`},
 		{"unknown provider", "model:\n  provider: openia\n  name: x\n",
-			`bad.yaml:2:13: model.provider: unknown provider "openia"; did you mean "openai"? (known: anthropic, dashscope, deepseek, gemini, llamacpp, ollama, openai, openai-responses, openrouter, qwen and vllm)`},
+			`bad.yaml:2:13: model.provider: unknown provider "openia"; did you mean "openai"? (known: anthropic, azure, dashscope, deepseek, gemini, gemini-openai, llamacpp, ollama, openai, openai-responses, openrouter, qwen and vllm)`},
 		{"unknown tool", model + "tools: [current_time, calculater]\n",
 			`bad.yaml:4:23: tools.1: unknown tool "calculater"; did you mean "calculator"? (available: calculator, current_time and echo)`},
 		{"unset variable", "model:\n  provider: openai\n  name: x\n  api_key: ${NOPE_KEY}\n",

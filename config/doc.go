@@ -15,7 +15,8 @@
 //	  Be concise.
 //	model:
 //	  provider: openai              # openai | openai-responses | anthropic | gemini | ollama |
-//	                                # vllm | llamacpp | deepseek | qwen | dashscope | openrouter
+//	                                # vllm | llamacpp | deepseek | qwen | dashscope | openrouter |
+//	                                # gemini-openai | azure (base_url: the resource's endpoint)
 //	  name: gpt-4o-mini             # required
 //	  base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
 //	  api_key: ${OPENAI_API_KEY}    # never inline; empty means the provider's variable

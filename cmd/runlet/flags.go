@@ -57,7 +57,10 @@ a recorded session is replayed):
                          can see (instructions, options, ...), repeatable;
                          NAME may end in * for a prefix: --allow-env 'APP_*'
   --provider NAME        openai | openai-responses | anthropic | gemini | ollama |
-                         vllm | llamacpp | deepseek | qwen | dashscope | openrouter
+                         vllm | llamacpp | deepseek | qwen | dashscope | openrouter |
+                         gemini-openai | azure (with --base-url
+                         https://RESOURCE.openai.azure.com, or
+                         AZURE_OPENAI_ENDPOINT; --model DEPLOYMENT)
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
                          is set, else anthropic when ANTHROPIC_API_KEY is, else
                          gemini when GEMINI_API_KEY or GOOGLE_API_KEY is)

@@ -36,6 +36,7 @@ var defaultModels = map[string]string{
 	"qwen":             "qwen-plus",
 	"dashscope":        "qwen-plus",
 	"openrouter":       "openai/gpt-4o-mini",
+	"gemini-openai":    "gemini-2.5-flash",
 }
 
 // offlineKey is the API key of a replay, sent nowhere. Adapters mask their
@@ -180,6 +181,10 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	}
 	if m.Name == "" {
 		def, ok := defaultModels[m.Provider]
+		example := "such as llama3.2 for Ollama"
+		if m.Provider == "azure" {
+			example = "on Azure, the name of your deployment"
+		}
 		if where, base := a.customServer(f, *m); base != "" {
 			// The documented defaults are models of the providers' own
 			// APIs; another server serves the models it has.
@@ -187,11 +192,11 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 			if ok {
 				why = fmt.Sprintf(" (%s is the default for %s's own API only)", def, m.Provider)
 			}
-			return nil, usagef("no model name: %s points at %s, a server whose models runlet cannot guess%s: pass --model (such as llama3.2 for Ollama) or set RUNLET_MODEL",
-				where, displayURL(base), why)
+			return nil, usagef("no model name: %s points at %s, a server whose models runlet cannot guess%s: pass --model (%s) or set RUNLET_MODEL",
+				where, displayURL(base), why, example)
 		}
 		if !ok {
-			return nil, usagef("no model name for provider %s: pass --model (such as llama3.2 for Ollama) or set RUNLET_MODEL", m.Provider)
+			return nil, usagef("no model name for provider %s: pass --model (%s) or set RUNLET_MODEL", m.Provider, example)
 		}
 		m.Name = def
 	}
@@ -310,6 +315,11 @@ func privateDir(dir string) error {
 // checkCredentials fails early, with the fix, when a hosted provider has no
 // API key: better than an HTTP 401 after the request.
 func (a *app) checkCredentials(m config.Model) error {
+	if p, ok := openai.Presets[m.Provider]; ok && p.BaseURLEnv != "" && m.BaseURL == "" && a.getenv(p.BaseURLEnv) == "" {
+		// Such a preset (Azure) has no base URL of its own.
+		return usagef("provider %s has no base URL: export %s=https://RESOURCE.openai.azure.com, or pass --base-url (base_url in the config), such as https://RESOURCE.openai.azure.com/openai/v1 or a deployment's URL with its ?api-version=",
+			m.Provider, p.BaseURLEnv)
+	}
 	if m.APIKey != "" {
 		return nil
 	}

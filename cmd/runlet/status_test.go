@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/runlet/runlet/runlettest"
 )
 
 // Every provider error names its HTTP status one way, "HTTP 404" as
@@ -60,5 +62,39 @@ func TestProviderErrorsNameTheirStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The Azure and Gemini presets from the command line: Azure's key in the
+// api-key header, its resource endpoint made the v1 root, the model the
+// deployment; Gemini's key as a bearer token. Azure without a base URL is
+// refused before any call.
+func TestPresetsFromTheCommandLine(t *testing.T) {
+	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "from azure"}, runlettest.OpenAIChatReply{Text: "from gemini"})
+	defer srv.Close()
+	r := runCLI(t, "", []string{"AZURE_OPENAI_API_KEY=az-key"}, "run", "--provider", "azure", "--base-url", srv.URL, "--model", "my-deployment", "hi")
+	if r.code != 0 || r.stdout != "from azure\n" {
+		t.Fatalf("%s", r)
+	}
+	req := srv.Requests()[0]
+	if req.Path != "/openai/v1/chat/completions" || req.Header.Get("Api-Key") != "az-key" || req.Header.Get("Authorization") != "" ||
+		req.JSON()["model"] != "my-deployment" {
+		t.Errorf("azure request %s %v %s", req.Path, req.Header, req.Body)
+	}
+	r = runCLI(t, "", []string{"GEMINI_API_KEY=gem-key"}, "run", "--provider", "gemini-openai", "--base-url", srv.URL+"/v1beta/openai", "--model", "gemini-2.5-flash", "hi")
+	if r.code != 0 || r.stdout != "from gemini\n" {
+		t.Fatalf("%s", r)
+	}
+	if req := srv.Requests()[1]; req.Path != "/v1beta/openai/chat/completions" || req.Header.Get("Authorization") != "Bearer gem-key" {
+		t.Errorf("gemini-openai request %s %v", req.Path, req.Header)
+	}
+
+	r = runCLI(t, "", []string{"AZURE_OPENAI_API_KEY=az-key"}, "run", "--provider", "azure", "--model", "d", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "provider azure has no base URL: export AZURE_OPENAI_ENDPOINT=") || len(srv.Requests()) != 2 {
+		t.Errorf("azure without a base URL: %s", r)
+	}
+	r = runCLI(t, "", nil, "run", "--provider", "azure", "--base-url", srv.URL, "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "the name of your deployment") {
+		t.Errorf("azure without a model: %s", r)
 	}
 }

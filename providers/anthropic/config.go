@@ -121,10 +121,10 @@ func (c Config) resolve() resolved {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	base = strings.TrimRight(base, "/")
-	url := base + "/v1/messages"
-	if strings.HasSuffix(base, "/v1") {
-		url = base + "/messages"
+	// The root's query, if any, stays after the path (httpc.JoinURL).
+	url := httpc.JoinURL(base, "/v1/messages")
+	if strings.HasSuffix(httpc.URLPath(base), "/v1") {
+		url = httpc.JoinURL(base, "/messages")
 	}
 	version := c.Version
 	if version == "" {

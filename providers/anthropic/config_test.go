@@ -1,7 +1,9 @@
 package anthropic
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -120,4 +122,25 @@ func TestConfigHeaders(t *testing.T) {
 
 func TestModelInterface(t *testing.T) {
 	var _ runlet.Model = NewMessages(Config{})
+}
+
+// A base URL's query (a gateway's api-version, say) stays after the path
+// (httpc.JoinURL), with or without /v1 in the base.
+func TestBaseURLQueryKept(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Path+"?"+r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+	}))
+	defer srv.Close()
+	for _, base := range []string{srv.URL + "/gw?api-version=1", srv.URL + "/gw/v1/?api-version=1"} {
+		m := NewMessages(Config{BaseURL: base, APIKey: testKey, Model: "m"})
+		if _, err := m.Generate(ctxTimeout(t), userRequest("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 || got[0] != "/gw/v1/messages?api-version=1" || got[1] != "/gw/v1/messages?api-version=1" {
+		t.Errorf("requests %q", got)
+	}
 }

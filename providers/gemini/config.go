@@ -114,7 +114,7 @@ func (c Config) resolve() resolved {
 	if base == "" {
 		base = DefaultBaseURL
 	} else if u, err := url.Parse(base); err == nil && u.Path == "" {
-		base += "/v1beta"
+		base = httpc.JoinURL(base, "/v1beta")
 	}
 	retries := c.MaxRetries
 	switch {
@@ -150,7 +150,7 @@ func (r *resolved) endpoint(model string, stream bool) string {
 func (r *resolved) makeEndpoint(model string, stream bool) string {
 	model = strings.TrimPrefix(model, "models/")
 	if stream {
-		return r.base + "/models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"
+		return httpc.JoinURL(r.base, "/models/"+url.PathEscape(model)+":streamGenerateContent?alt=sse")
 	}
-	return r.base + "/models/" + url.PathEscape(model) + ":generateContent"
+	return httpc.JoinURL(r.base, "/models/"+url.PathEscape(model)+":generateContent")
 }

@@ -254,3 +254,25 @@ func TestResponseSizeLimit(t *testing.T) {
 		t.Errorf("stream: %v", err)
 	}
 }
+
+// A base URL's query (a proxy's, say) stays after the path, beside the
+// stream's alt=sse (httpc.JoinURL), with or without a path in the base.
+func TestBaseURLQueryKept(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Path+"?"+r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, okChunk)
+	}))
+	defer srv.Close()
+	for _, base := range []string{srv.URL + "?tenant=a", srv.URL + "/v1beta/?tenant=a"} {
+		m := New(Config{BaseURL: base, APIKey: "k", Model: "gemini-2.5-flash", MaxRetries: -1})
+		if _, err := m.Generate(ctxTimeout(t), &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "/v1beta/models/gemini-2.5-flash:generateContent?tenant=a"
+	if len(got) != 2 || got[0] != want || got[1] != want {
+		t.Errorf("requests %q, want %q twice", got, want)
+	}
+}

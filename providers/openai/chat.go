@@ -169,7 +169,7 @@ type ChatCompletions struct {
 // cfg; see Config and the presets.
 func NewChatCompletions(cfg Config) *ChatCompletions {
 	r := cfg.resolve()
-	m := &ChatCompletions{r: r, url: r.baseURL + "/chat/completions", maxTokensField: "max_tokens"}
+	m := &ChatCompletions{r: r, url: httpc.JoinURL(r.baseURL, "/chat/completions"), maxTokensField: "max_tokens"}
 	if p, ok := Presets[r.name]; ok && p.SendReasoning {
 		m.sendReasoning = "reasoning_content"
 	}

@@ -56,6 +56,9 @@ type chatControl struct {
 // buildRequest encodes req; a request it cannot build is a
 // *runlet.ProviderError wrapping runlet.ErrInvalidRequest.
 func (m *ChatCompletions) buildRequest(req *runlet.ModelRequest, stream bool) (chatBuilt, error) {
+	if m.r.err != nil {
+		return chatBuilt{}, m.r.err
+	}
 	b, err := m.build(req, stream)
 	if err != nil {
 		return chatBuilt{}, httpc.RequestError(m.r.name, "", err)

@@ -2,10 +2,11 @@ package openai
 
 import (
 	"net/http"
+	"net/url"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
 )
 
@@ -64,8 +65,12 @@ type Config struct {
 	// Name labels errors and continuation state, such as "deepseek".
 	// Empty means "openai". Presets set it.
 	Name string
-	// keyEnv is the preset's API key variable.
-	keyEnv string
+	// APIKeyHeader is the header that carries APIKey as it is, such as
+	// "api-key" (Azure OpenAI). Empty means "Authorization: Bearer KEY".
+	APIKeyHeader string
+	// keyEnv is the preset's API key variable; baseEnv and rootPath its
+	// base URL variable and root path (see Preset).
+	keyEnv, baseEnv, rootPath string
 }
 
 // Preset describes an OpenAI-compatible server.
@@ -73,6 +78,19 @@ type Preset struct {
 	Name      string // short name, such as "ollama"
 	BaseURL   string // default base URL
 	APIKeyEnv string // environment variable holding the key ("" if none is needed)
+	// APIKeyHeader is the header the key goes in (Config.APIKeyHeader);
+	// empty means Authorization: Bearer.
+	APIKeyHeader string
+	// BaseURLEnv names the environment variable holding the base URL of a
+	// server that has no fixed one (Azure: AZURE_OPENAI_ENDPOINT). With
+	// neither Config.BaseURL nor the variable set, every call fails with
+	// a *runlet.ProviderError wrapping runlet.ErrInvalidRequest that says
+	// so: the key is never sent to another server.
+	BaseURLEnv string
+	// RootPath is appended to a base URL that has no path, such as
+	// "/openai/v1" for Azure: a resource's endpoint
+	// (https://RESOURCE.openai.azure.com) is enough.
+	RootPath string
 	// SendReasoning reports whether the server wants earlier reasoning
 	// (reasoning_content) sent back in assistant messages.
 	SendReasoning bool
@@ -88,18 +106,31 @@ var (
 	DeepSeek   = Preset{Name: "deepseek", BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY", SendReasoning: true}
 	DashScope  = Preset{Name: "dashscope", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", APIKeyEnv: "DASHSCOPE_API_KEY"}
 	OpenRouter = Preset{Name: "openrouter", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"}
+	// GeminiOpenAI is Gemini's OpenAI-compatible endpoint (Chat
+	// Completions only; package gemini speaks Gemini's own API, with
+	// thought signatures).
+	GeminiOpenAI = Preset{Name: "gemini-openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GEMINI_API_KEY"}
+	// Azure is Azure OpenAI: the key in the api-key header, the base URL
+	// the resource's v1 API, https://RESOURCE.openai.azure.com/openai/v1
+	// (the endpoint alone is enough), or an older deployment URL with its
+	// api-version, https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT?api-version=2024-10-21,
+	// whose query every request keeps. The model is the deployment's name.
+	Azure = Preset{Name: "azure", APIKeyEnv: "AZURE_OPENAI_API_KEY", APIKeyHeader: "api-key", BaseURLEnv: "AZURE_OPENAI_ENDPOINT", RootPath: "/openai/v1"}
 )
 
 // Presets lists the presets by name.
 var Presets = map[string]Preset{
 	"openai": OpenAI, "ollama": Ollama, "vllm": VLLM, "llamacpp": LlamaCpp,
 	"deepseek": DeepSeek, "dashscope": DashScope, "qwen": DashScope, "openrouter": OpenRouter,
+	"gemini-openai": GeminiOpenAI, "azure": Azure,
 }
 
 // Config returns a Config for the preset and model. The key comes from the
-// preset's variable unless set later; the base URL is the preset's.
+// preset's variable unless set later; the base URL is the preset's (or
+// its BaseURLEnv variable's).
 func (p Preset) Config(model string) Config {
-	return Config{BaseURL: p.BaseURL, Model: model, Name: p.Name, keyEnv: p.APIKeyEnv}
+	return Config{BaseURL: p.BaseURL, Model: model, Name: p.Name, APIKeyHeader: p.APIKeyHeader,
+		keyEnv: p.APIKeyEnv, baseEnv: p.BaseURLEnv, rootPath: p.RootPath}
 }
 
 // resolved is a Config with defaults applied.
@@ -109,6 +140,9 @@ type resolved struct {
 	model   string
 	client  *httpc.Client
 	limit   int64 // MaxResponseBytes, resolved
+	// err fails every call: the configuration cannot work (no base URL
+	// for a preset that has no default).
+	err error
 }
 
 func (c Config) resolve() resolved {
@@ -124,18 +158,36 @@ func (c Config) resolve() resolved {
 		}
 		key = os.Getenv(env)
 	}
+	var err error
 	base := c.BaseURL
-	if base == "" {
+	switch {
+	case base != "":
+	case c.baseEnv != "":
+		// Never OPENAI_BASE_URL or OpenAI's API: the key is this server's.
+		if base = os.Getenv(c.baseEnv); base == "" {
+			err = &runlet.ProviderError{Provider: name, Err: runlet.ErrInvalidRequest,
+				Message: "no base URL: set Config.BaseURL (base_url in a config file, --base-url) or $" + c.baseEnv}
+		}
+	default:
 		base = os.Getenv("OPENAI_BASE_URL")
+		if base == "" {
+			base = DefaultBaseURL
+		}
 	}
-	if base == "" {
-		base = DefaultBaseURL
+	if c.rootPath != "" {
+		if u, perr := url.Parse(base); perr == nil && u.Host != "" && (u.Path == "" || u.Path == "/") {
+			base = httpc.JoinURL(base, c.rootPath)
+		}
 	}
 	h := make(http.Header, len(c.Headers)+4)
 	for k, v := range c.Headers {
 		h[http.CanonicalHeaderKey(k)] = v
 	}
-	if key != "" {
+	switch {
+	case key == "":
+	case c.APIKeyHeader != "":
+		h.Set(c.APIKeyHeader, key)
+	default:
 		h.Set("Authorization", "Bearer "+key)
 	}
 	if c.Organization != "" {
@@ -153,9 +205,10 @@ func (c Config) resolve() resolved {
 	}
 	return resolved{
 		name:    name,
-		baseURL: strings.TrimRight(base, "/"),
+		baseURL: base, // endpoints are joined to it by httpc.JoinURL, which keeps its query
 		model:   c.Model,
 		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
 		limit:   httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
+		err:     err,
 	}
 }

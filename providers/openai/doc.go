@@ -29,8 +29,19 @@
 // (localhost:8000), LlamaCpp (localhost:8080), DeepSeek ($DEEPSEEK_API_KEY;
 // earlier reasoning is sent back as reasoning_content, empty on an
 // assistant message with tool calls when there is none, as its thinking
-// mode requires), DashScope for Qwen ($DASHSCOPE_API_KEY) and OpenRouter
-// ($OPENROUTER_API_KEY). Any other compatible server works with
+// mode requires), DashScope for Qwen ($DASHSCOPE_API_KEY), OpenRouter
+// ($OPENROUTER_API_KEY), GeminiOpenAI (Gemini's compatible endpoint,
+// $GEMINI_API_KEY) and Azure (Azure OpenAI: $AZURE_OPENAI_API_KEY in the
+// api-key header; the base URL from Config.BaseURL or
+// $AZURE_OPENAI_ENDPOINT, a resource's endpoint becoming its v1 root; the
+// model is the deployment's name):
+//
+//	cfg := openai.Azure.Config("my-gpt-4o")
+//	cfg.BaseURL = "https://my-resource.openai.azure.com" // or .../openai/deployments/my-gpt-4o?api-version=2024-10-21
+//	model := openai.NewChatCompletions(cfg)             // or openai.NewResponses(cfg), on the v1 API
+//
+// A base URL's query (Azure's api-version) is kept on every request, after
+// the endpoint's path. Any other compatible server works with
 // Config.BaseURL (or $OPENAI_BASE_URL) alone.
 //
 // Gemini's compatible endpoint

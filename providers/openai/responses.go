@@ -146,7 +146,7 @@ type Responses struct {
 // base URL, model, HTTP client, retries) come from cfg; see Config.
 func NewResponses(cfg Config) *Responses {
 	r := cfg.resolve()
-	return &Responses{r: r, url: r.baseURL + "/responses"}
+	return &Responses{r: r, url: httpc.JoinURL(r.baseURL, "/responses")}
 }
 
 var _ runlet.Model = (*Responses)(nil)

@@ -137,6 +137,9 @@ type respBuilt struct {
 
 // buildRequest translates a runlet request into a Responses API body.
 func (m *Responses) buildRequest(req *runlet.ModelRequest, stream bool) (respBuilt, error) {
+	if m.r.err != nil {
+		return respBuilt{}, m.r.err
+	}
 	return m.build(req, stream, true)
 }
 
