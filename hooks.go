@@ -19,7 +19,10 @@ type Hooks struct {
 	// error fails the run (policy "hook:AfterModelCall").
 	AfterModelCall func(ctx context.Context, req *ModelRequest, resp *ModelResponse) error
 	// BeforeToolCall runs before each tool call. It may:
-	//   - edit call.Arguments (later hooks and the tool see the edit);
+	//   - edit call.Arguments (later hooks and the tool see the edit; the
+	//     history keeps the model's call, since a hook may add what the
+	//     model must not see: to change the call itself, as a person,
+	//     return ErrApprovalRequired and resume with ApproveWithArguments);
 	//   - short-circuit: return a non-nil result, used instead of running the tool;
 	//   - deny: return Deny(reason); the model sees an is-error result;
 	//   - interrupt: return ErrApprovalRequired; the run stops as interrupted
