@@ -38,8 +38,9 @@ type AnthropicResponse struct {
 	ID, Model string
 	Content   []AnthropicBlock
 	// StopReason defaults to "tool_use" when Content has a tool_use block,
-	// else "end_turn".
-	StopReason string
+	// else "end_turn". StopDetails goes with "refusal".
+	StopReason  string
+	StopDetails *AnthropicStopDetails
 	// Usage is reported as given; the zero value reports EstimateUsage.
 	Usage AnthropicUsage
 	// ChunkSize overrides the server's ChunkSize for this response.
@@ -121,7 +122,7 @@ func anthropicFromReply(w WireReply) AnthropicResponse {
 	if w.Reasoning != "" || w.ReasoningSignature != "" {
 		r.Content = append(r.Content, AnthropicThinking(w.Reasoning, w.ReasoningSignature))
 	}
-	if w.Text != "" || len(w.ToolCalls) == 0 {
+	if w.Text != "" || (len(w.ToolCalls) == 0 && w.Refusal == "") {
 		r.Content = append(r.Content, AnthropicText(w.Text))
 	}
 	for _, c := range w.ToolCalls {
@@ -141,6 +142,9 @@ func anthropicFromReply(w WireReply) AnthropicResponse {
 		r.StopReason = "pause_turn"
 	default:
 		r.StopReason = string(w.Finish)
+	}
+	if w.Refusal != "" {
+		r.StopReason, r.StopDetails = "refusal", &AnthropicStopDetails{Explanation: w.Refusal}
 	}
 	if u := w.Usage; u != nil {
 		r.Usage = AnthropicUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CachedTokens}
@@ -285,6 +289,7 @@ type anthropicMessageJSON struct {
 	Content      []json.RawMessage  `json:"content"`
 	StopReason   *string            `json:"stop_reason"`
 	StopSequence *string            `json:"stop_sequence"`
+	StopDetails  *stopDetailsJSON   `json:"stop_details,omitempty"`
 	Usage        anthropicUsageJSON `json:"usage"`
 }
 
@@ -317,7 +322,7 @@ func anthropicMessage(r AnthropicResponse) anthropicMessageJSON {
 	}
 	return anthropicMessageJSON{
 		ID: r.ID, Type: "message", Role: "assistant", Model: r.Model,
-		Content: content, StopReason: &stop, Usage: r.usage(),
+		Content: content, StopReason: &stop, StopDetails: r.StopDetails.json(), Usage: r.usage(),
 	}
 }
 
@@ -467,8 +472,9 @@ func (s *AnthropicServer) stream(rw http.ResponseWriter, r AnthropicResponse, f 
 	}
 	stop := r.stopReason()
 	type msgDelta struct {
-		StopReason   string  `json:"stop_reason"`
-		StopSequence *string `json:"stop_sequence"`
+		StopReason   string           `json:"stop_reason"`
+		StopSequence *string          `json:"stop_sequence"`
+		StopDetails  *stopDetailsJSON `json:"stop_details,omitempty"`
 	}
 	type outUsage struct {
 		OutputTokens int `json:"output_tokens"`
@@ -477,7 +483,7 @@ func (s *AnthropicServer) stream(rw http.ResponseWriter, r AnthropicResponse, f 
 		Type  string   `json:"type"`
 		Delta msgDelta `json:"delta"`
 		Usage outUsage `json:"usage"`
-	}{"message_delta", msgDelta{StopReason: stop}, outUsage{r.Usage.OutputTokens}}) {
+	}{"message_delta", msgDelta{StopReason: stop, StopDetails: r.StopDetails.json()}, outUsage{r.Usage.OutputTokens}}) {
 		return
 	}
 	if r.Error != nil { // a stream shorter than ErrorAfter: the error ends it

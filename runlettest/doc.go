@@ -8,6 +8,9 @@
 // scripts (EnqueueReplies, SetReplyResponder), has BaseURL, InjectFault,
 // RequireAPIKey and Requests, and shares the same defaults: DefaultChunkSize
 // runes per streamed delta, EstimateUsage for a reply without usage, and
-// ErrorStatus for an error without a status. Each also has its own reply
-// type for what only its protocol can express.
+// ErrorStatus for an error without a status. A reply's reasoning
+// (WireReply.Reasoning) and a refusal (WireRefusal) look on each server as
+// on the real wire, reasoning tokens counted where the protocol counts
+// them. Each also has its own reply type for what only its protocol can
+// express.
 package runlettest

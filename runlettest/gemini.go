@@ -135,7 +135,10 @@ func geminiFromReply(w WireReply) GeminiResponse {
 	if w.Reasoning != "" || w.ReasoningSignature != "" {
 		r.Parts = append(r.Parts, GeminiThought(w.Reasoning, w.ReasoningSignature))
 	}
-	if w.Text != "" || len(w.ToolCalls) == 0 {
+	switch {
+	case w.Refusal != "": // the API has no refusal: the model says so in text
+		r.Parts = append(r.Parts, GeminiText(w.Refusal))
+	case w.Text != "" || len(w.ToolCalls) == 0:
 		r.Parts = append(r.Parts, GeminiText(w.Text))
 	}
 	for _, c := range w.ToolCalls {
@@ -231,7 +234,7 @@ func (s *GeminiServer) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	resp.ChunkSize = chunkSize(s.ChunkSize, resp.ChunkSize)
 	resp.Parts = slices.Clone(resp.Parts)
-	var output []string
+	var output, thoughts []string
 	signed := false
 	for i, p := range resp.Parts {
 		if p.Call != nil && !signed && signing {
@@ -244,14 +247,22 @@ func (s *GeminiServer) serve(rw http.ResponseWriter, r *http.Request) {
 		if sig := resp.Parts[i].Signature; sig != "" {
 			s.issue(sig)
 		}
-		output = append(output, p.Text)
+		if p.Thought {
+			thoughts = append(thoughts, p.Text)
+		} else {
+			output = append(output, p.Text)
+		}
 		if p.Call != nil {
 			output = append(output, p.Call.Name, p.Call.Args)
 		}
 	}
 	if resp.Usage == nil {
+		// As the API counts: thoughts apart from the candidates.
 		e := EstimateUsage(len(req.Body), output...)
 		resp.Usage = &GeminiUsage{PromptTokens: e.InputTokens, CandidatesTokens: e.OutputTokens}
+		if len(thoughts) > 0 {
+			resp.Usage.ThoughtsTokens = max(1, estimateTokens(thoughts...))
+		}
 	}
 	if resp.Body != nil {
 		if stream {

@@ -284,7 +284,7 @@ func (r *OpenAIChatReply) usage(requestBytes int) chatFakeUsageJSON {
 
 // chatFromReply renders a provider-neutral reply.
 func chatFromReply(w WireReply) OpenAIChatReply {
-	r := OpenAIChatReply{ID: w.ID, Model: w.Model, Text: w.Text, Reasoning: w.Reasoning,
+	r := OpenAIChatReply{ID: w.ID, Model: w.Model, Text: w.Text, Reasoning: w.Reasoning, Refusal: w.Refusal,
 		Error: w.Error, ErrorAfter: w.ErrorAfter, Body: w.Body}
 	if w.Finish != "" {
 		r.FinishReason = string(w.finish())

@@ -9,31 +9,50 @@ import (
 
 // WireReply is one scripted answer in provider-neutral terms. Every fake
 // wire server (OpenAIChatServer, OpenAIResponsesServer, AnthropicServer,
-// and any later one) accepts it through EnqueueReplies and
+// GeminiServer, and any later one) accepts it through EnqueueReplies and
 // SetReplyResponder, and renders it in its own protocol, as JSON or as an
 // event stream, so one script drives the same test against every adapter:
 //
-//	for _, srv := range []runlettest.WireServer{chat, responses, anthropic} {
+//	for _, srv := range []runlettest.WireServer{chat, responses, anthropic, gemini} {
 //		srv.EnqueueReplies(runlettest.WireReply{Text: "Hello!"})
 //	}
 //
 // Each server also has its own reply type (OpenAIChatReply, ResponsesTurn,
-// AnthropicResponse) for what only its protocol can say. The defaults are
+// AnthropicResponse, GeminiResponse) for what only its protocol can say. The defaults are
 // the same on every server: see DefaultChunkSize, EstimateUsage and
 // ErrorStatus.
 type WireReply struct {
 	// ID and Model default to a generated ID and the request's model.
 	ID, Model string
-	// Reasoning is the model's reasoning before the answer: a
-	// reasoning_content delta (Chat Completions), a reasoning item with one
-	// summary part (Responses), a thinking block (Anthropic).
+	// Reasoning is the model's reasoning before the answer. Every fake
+	// server sends it, and counts its tokens where the protocol does (when
+	// Usage is nil, an estimate: about four runes a token):
+	//   - OpenAIChatServer: reasoning_content deltas (or the message's
+	//     field); usage.completion_tokens_details.reasoning_tokens.
+	//   - OpenAIResponsesServer: a reasoning item with one summary part;
+	//     usage.output_tokens_details.reasoning_tokens.
+	//   - AnthropicServer: a thinking block; its tokens are part of
+	//     output_tokens, as the API has no separate count.
+	//   - GeminiServer: a thought part (thought: true);
+	//     usageMetadata.thoughtsTokenCount, outside candidatesTokenCount.
 	Reasoning string
 	// ReasoningSignature is the opaque token that goes with the reasoning:
 	// the Responses item's encrypted_content, the Anthropic thinking
-	// block's signature. Chat Completions has none.
+	// block's signature, the Gemini thought's thoughtSignature. Chat
+	// Completions has none.
 	ReasoningSignature string
 	// Text is the answer.
 	Text string
+	// Refusal, when set, is the model declining, as each protocol says it
+	// (see WireRefusal): the message's refusal field, streamed as refusal
+	// deltas (Chat Completions), or a refusal content part (Responses),
+	// both read as runlet.FinishRefusal with the refusal as the text;
+	// stop_reason "refusal" with stop_details {"type": "refusal",
+	// "explanation": Refusal} (Anthropic, whose refusals come from its
+	// streaming classifiers: Text, if any, is the answer cut short, and
+	// no refusal text is in the content). Gemini's wire has no refusal:
+	// GeminiServer sends Refusal as the answer's text, finish STOP.
+	Refusal string
 	// ToolCalls are the function calls, after the text, in order. An empty
 	// ID is generated.
 	ToolCalls []WireToolCall
@@ -55,6 +74,25 @@ type WireReply struct {
 	// the request streams, else as application/json): a recorded response
 	// to replay, or a malformed one.
 	Body []byte
+}
+
+// WireRefusal returns a reply in which the model declines with text, as
+// WireReply.Refusal says for each server:
+//
+//	srv.EnqueueReplies(runlettest.WireRefusal("I can't help with that."))
+func WireRefusal(text string) WireReply { return WireReply{Refusal: text} }
+
+// estimateTokens is the estimate of texts' tokens: about four runes a
+// token, at least one for any text.
+func estimateTokens(texts ...string) int {
+	n := 0
+	for _, s := range texts {
+		n += utf8.RuneCountInString(s)
+	}
+	if n == 0 {
+		return 0
+	}
+	return n/4 + 1
 }
 
 // WireToolCall is one scripted function call; Arguments is its JSON text.

@@ -221,7 +221,10 @@ func respFromReply(w WireReply) ResponsesTurn {
 	if w.Reasoning != "" || w.ReasoningSignature != "" {
 		t.Items = append(t.Items, ResponsesReasoning(w.ReasoningSignature, w.Reasoning))
 	}
-	if w.Text != "" || len(w.ToolCalls) == 0 {
+	switch {
+	case w.Refusal != "":
+		t.Items = append(t.Items, ResponsesRefusal(w.Refusal))
+	case w.Text != "" || len(w.ToolCalls) == 0:
 		t.Items = append(t.Items, ResponsesText(w.Text))
 	}
 	for _, c := range w.ToolCalls {

@@ -120,7 +120,7 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 	if r.Model == "" {
 		r.Model = model
 	}
-	var out []string
+	var out, reasoning []string
 	for i, it := range t.Items {
 		w := respFakeItem{ID: it.ID, Type: it.Type, Status: "completed"}
 		switch it.Type {
@@ -153,6 +153,8 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 				w.ID = fmt.Sprintf("rs_%d_%d", seq, i)
 			}
 			w.Status = ""
+			reasoning = append(reasoning, "") // an item with no summary still reasoned
+			reasoning = append(reasoning, it.Summary...)
 			summary := make([]respFakePart, len(it.Summary))
 			for j := range it.Summary {
 				summary[j] = respFakePart{Type: "summary_text", Text: &it.Summary[j]}
@@ -167,7 +169,11 @@ func respFakeBuild(t ResponsesTurn, seq int, model string, encrypted bool, input
 	}
 	u := t.Usage
 	if u == (ResponsesUsage{}) {
-		u = ResponsesUsage(EstimateUsage(inputBytes, out...))
+		// Reasoning counts in output_tokens and, apart, in reasoning_tokens.
+		u = ResponsesUsage(EstimateUsage(inputBytes, append(out, reasoning...)...))
+		if len(reasoning) > 0 {
+			u.ReasoningTokens = max(1, estimateTokens(reasoning...))
+		}
 	}
 	r.Usage = &respFakeUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
 	r.Usage.InputTokensDetails.CachedTokens = u.CachedTokens
