@@ -61,6 +61,12 @@ func checkLevel(cp *Checkpoint, runID, at string, depth int) error {
 	if len(calls) == 0 {
 		return bad("its last message has no tool calls")
 	}
+	if cp.Committed == len(cp.Messages) {
+		// A turn is stored with its results, so never before Resume: a
+		// session said to hold it would keep the call as the model made
+		// it while the run goes on with an approval's edit.
+		return bad("committed %d includes the interrupted turn's assistant message", cp.Committed)
+	}
 	// how each call of the turn is accounted for: pending, nested or done
 	how := make(map[string]string, len(calls))
 	names := make(map[string]string, len(calls))

@@ -199,6 +199,9 @@ func TestResumeRefusesForgedCheckpoints(t *testing.T) {
 		{name: "view_at past the messages", forge: func(cp *runlet.Checkpoint) { cp.ViewAt, cp.Filtered = 99, true }},
 		{name: "negative view_at", forge: func(cp *runlet.Checkpoint) { cp.ViewAt, cp.Filtered = -1, true }},
 		{name: "committed past the messages", forge: func(cp *runlet.Checkpoint) { cp.Committed = math.MaxInt }},
+		// The interrupted turn is stored only with its results: a session
+		// said to hold it would keep a call an approval may edit.
+		{name: "committed includes the interrupted turn", forge: func(cp *runlet.Checkpoint) { cp.Committed = len(cp.Messages) }},
 		{name: "negative turn", forge: func(cp *runlet.Checkpoint) { cp.Turn = -5 }},
 		{name: "negative usage", forge: func(cp *runlet.Checkpoint) { cp.Usage.TotalTokens = -1 << 40 }},
 		{name: "negative unpriced count by agent", forge: func(cp *runlet.Checkpoint) { cp.CostByAgent = map[string]runlet.Cost{"ops": {Unpriced: -3}} }},
