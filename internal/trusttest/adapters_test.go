@@ -42,6 +42,14 @@ func presetConfig(c conf) openai.Config {
 	return cfg
 }
 
+// customKeyConfig sends the key in a header of the user's naming
+// (Config.APIKeyHeader), as the Azure preset does in api-key.
+func customKeyConfig(c conf) openai.Config {
+	cfg := openaiConfig(c)
+	cfg.APIKeyHeader = "X-Custom-Key"
+	return cfg
+}
+
 func anthropicConfig(c conf) anthropic.Config {
 	return anthropic.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Model: "m", HTTPClient: c.HTTPClient, Headers: c.Headers,
 		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, StreamIdleTimeout: c.Idle}
@@ -56,6 +64,7 @@ var adapters = []adapter{
 	{"openai-chat", func(c conf) runlet.Model { return openai.NewChatCompletions(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
 	{"openai-responses", func(c conf) runlet.Model { return openai.NewResponses(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
 	{"openai-preset-deepseek", func(c conf) runlet.Model { return openai.NewChatCompletions(presetConfig(c)) }, func(c conf) any { return presetConfig(c) }},
+	{"openai-custom-key-header", func(c conf) runlet.Model { return openai.NewChatCompletions(customKeyConfig(c)) }, func(c conf) any { return customKeyConfig(c) }},
 	{"anthropic", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicConfig(c)) }, func(c conf) any { return anthropicConfig(c) }},
 	{"gemini", func(c conf) runlet.Model { return gemini.New(geminiConfig(c)) }, func(c conf) any { return geminiConfig(c) }},
 }

@@ -207,8 +207,22 @@ func (c Config) resolve() resolved {
 		name:    name,
 		baseURL: base, // endpoints are joined to it by httpc.JoinURL, which keeps its query
 		model:   c.Model,
-		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
+		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.secretHeaders(), c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
 		limit:   httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		err:     err,
 	}
+}
+
+// secretHeaders are the headers besides the usual key headers that carry a
+// credential: the user's, and APIKeyHeader.
+func (c Config) secretHeaders() http.Header {
+	if c.APIKeyHeader == "" {
+		return c.Headers
+	}
+	h := c.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h[http.CanonicalHeaderKey(c.APIKeyHeader)] = nil
+	return h
 }
