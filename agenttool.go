@@ -83,7 +83,10 @@ type agentTool struct {
 	history bool
 }
 
-func (t *agentTool) Spec() ToolSpec     { return t.in.spec }
+func (t *agentTool) Spec() ToolSpec { return t.in.spec }
+
+var _ PolicyTool = (*agentTool)(nil)
+
 func (t *agentTool) Policy() ToolPolicy { return t.in.policy }
 
 // defaultRuntime runs agent tools called outside a run.

@@ -384,7 +384,7 @@ func TestAgentToolInputAndHistory(t *testing.T) {
 
 func TestAgentToolOptions(t *testing.T) {
 	tool := researcherAgent().AsTool(runlet.WithToolTimeout(time.Second), runlet.WithMaxToolOutput(10), runlet.WithApproval())
-	p := tool.(interface{ Policy() runlet.ToolPolicy }).Policy()
+	p := runlet.PolicyOf(tool)
 	if p != (runlet.ToolPolicy{Timeout: time.Second, MaxOutput: 10, RequiresApproval: true}) {
 		t.Fatalf("policy %+v", p)
 	}

@@ -214,7 +214,7 @@ func TestNewToolSchemaAndOutput(t *testing.T) {
 	if !strings.Contains(string(b), `"query"`) || !strings.Contains(string(b), "what to look for") || !strings.Contains(string(b), `"required":["query"]`) {
 		t.Fatalf("schema %s", b)
 	}
-	if tool.(interface{ Policy() runlet.ToolPolicy }).Policy().Timeout != time.Second {
+	if runlet.PolicyOf(tool).Timeout != time.Second {
 		t.Fatal("timeout option lost")
 	}
 	s, err := tool.Call(context.Background(), json.RawMessage(`{"query":"go"}`))

@@ -21,8 +21,7 @@ type Tool interface {
 }
 
 // ToolPolicy is how the runtime treats a tool. A Tool may provide one by
-// implementing interface{ Policy() ToolPolicy }; tools made by NewTool do,
-// from their ToolOptions.
+// implementing PolicyTool; tools made by NewTool do, from their ToolOptions.
 type ToolPolicy struct {
 	// Timeout bounds one call; zero means the run's or Runtime's.
 	Timeout time.Duration
@@ -184,6 +183,8 @@ func encodeOutput(out any) (string, error) {
 
 func (t *funcTool) Spec() ToolSpec { return t.spec }
 
+var _ PolicyTool = (*funcTool)(nil)
+
 func (t *funcTool) Policy() ToolPolicy { return t.policy }
 
 func (t *funcTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -243,9 +244,17 @@ func validToolName(name string) bool {
 	return true
 }
 
-// toolPolicy returns t's policy, or the zero policy.
-func toolPolicy(t Tool) ToolPolicy {
-	if p, ok := t.(interface{ Policy() ToolPolicy }); ok {
+// PolicyTool is a Tool that says how the runtime treats it. Tools made by
+// NewTool and NewAgentTool implement it; a wrapper around a Tool should too,
+// passing on (or changing) the policy of the tool it wraps.
+type PolicyTool interface {
+	Tool
+	Policy() ToolPolicy
+}
+
+// PolicyOf returns t's policy when t is a PolicyTool, else the zero policy.
+func PolicyOf(t Tool) ToolPolicy {
+	if p, ok := t.(PolicyTool); ok {
 		return p.Policy()
 	}
 	return ToolPolicy{}

@@ -2,9 +2,11 @@ package runlet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
@@ -109,4 +111,26 @@ func TestSchemaFor(t *testing.T) {
 		}
 	}()
 	runlet.SchemaFor[chan int]()
+}
+
+// plainTool implements Tool only.
+type plainTool struct{}
+
+func (plainTool) Spec() runlet.ToolSpec { return runlet.ToolSpec{Name: "plain"} }
+func (plainTool) Call(context.Context, json.RawMessage) (string, error) {
+	return "", nil
+}
+
+func TestPolicyOf(t *testing.T) {
+	if p := runlet.PolicyOf(plainTool{}); p != (runlet.ToolPolicy{}) {
+		t.Errorf("a Tool without a policy: %+v, want the zero policy", p)
+	}
+	tool := runlet.NewTool("t", "", func(context.Context, struct{}) (string, error) { return "", nil },
+		runlet.WithToolTimeout(time.Second), runlet.WithApproval())
+	if _, ok := tool.(runlet.PolicyTool); !ok {
+		t.Fatal("NewTool's tool is not a PolicyTool")
+	}
+	if p := runlet.PolicyOf(tool); p != (runlet.ToolPolicy{Timeout: time.Second, RequiresApproval: true}) {
+		t.Errorf("policy %+v", p)
+	}
 }

@@ -29,7 +29,7 @@ func (rt *Runtime) CallTool(ctx context.Context, t Tool, call ToolCallPart) (Too
 	}
 	spec := t.Spec()
 	call.Name = spec.Name
-	if toolPolicy(t).RequiresApproval {
+	if PolicyOf(t).RequiresApproval {
 		return errorResult(call, fmt.Sprintf("Error: %s requires a human's approval, which a call outside a run cannot ask for.", spec.Name)), ToolDenied
 	}
 	// A run of one tool, without a model: check and callTool need nothing

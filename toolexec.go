@@ -162,7 +162,7 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 			return out, "", verdictDone, nil
 		}
 	}
-	if t, ok := r.tool(c.Name); ok && toolPolicy(t).RequiresApproval && !r.approved[c.ID] {
+	if t, ok := r.tool(c.Name); ok && PolicyOf(t).RequiresApproval && !r.approved[c.ID] {
 		return ToolResultPart{}, "", verdictPending, nil
 	}
 	return ToolResultPart{}, "", verdictRun, nil
@@ -362,7 +362,7 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 		return invocation{}, fmt.Sprintf("Error: the arguments are not valid JSON (%s). Call %s again with a JSON object.", truncate(err.Error(), maxQuoted), c.Name), ToolInvalidJSON
 	}
 	// The most specific limit wins: the tool's, else the run's or Runtime's.
-	pol := toolPolicy(t)
+	pol := PolicyOf(t)
 	inv := invocation{tool: t, args: args, timeout: pol.Timeout, maxOutput: cmp.Or(pol.MaxOutput, r.maxToolOutput)}
 	if inv.timeout <= 0 {
 		inv.timeout = r.toolTimeout

@@ -80,15 +80,14 @@ type policyTool struct {
 	policy runlet.ToolPolicy
 }
 
+var _ runlet.PolicyTool = policyTool{}
+
 func (t policyTool) Policy() runlet.ToolPolicy { return t.policy }
 
 // withPolicy wraps t with ref's timeout and approval, on top of the
 // tool's own policy.
 func withPolicy(t runlet.Tool, ref ToolRef) runlet.Tool {
-	var p runlet.ToolPolicy
-	if pt, ok := t.(interface{ Policy() runlet.ToolPolicy }); ok {
-		p = pt.Policy()
-	}
+	p := runlet.PolicyOf(t)
 	if ref.Timeout > 0 {
 		p.Timeout = ref.Timeout
 	}

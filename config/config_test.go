@@ -76,13 +76,7 @@ func TestLoadFull(t *testing.T) {
 	if strings.Join(names, ",") != "current_time,calculator,echo" {
 		t.Errorf("tools = %v", names)
 	}
-	pol := func(t runlet.Tool) runlet.ToolPolicy {
-		p, _ := t.(interface{ Policy() runlet.ToolPolicy })
-		if p == nil {
-			return runlet.ToolPolicy{}
-		}
-		return p.Policy()
-	}
+	pol := runlet.PolicyOf
 	if p := pol(a.Tools[1]); p.Timeout != 2*time.Second || p.RequiresApproval {
 		t.Errorf("calculator policy = %+v", p)
 	}

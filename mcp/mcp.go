@@ -229,6 +229,8 @@ type tool struct {
 func (t *tool) Spec() runlet.ToolSpec { return t.spec }
 
 // Policy returns the policy set with WithPolicy.
+var _ runlet.PolicyTool = (*tool)(nil)
+
 func (t *tool) Policy() runlet.ToolPolicy { return t.policy }
 
 func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {

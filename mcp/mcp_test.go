@@ -152,7 +152,7 @@ func TestToolsSpecs(t *testing.T) {
 		t.Errorf("snapshot schema = %+v", s)
 	}
 	// No policy by default.
-	if p := byName["wait"].(interface{ Policy() runlet.ToolPolicy }).Policy(); p != (runlet.ToolPolicy{}) {
+	if p := runlet.PolicyOf(byName["wait"]); p != (runlet.ToolPolicy{}) {
 		t.Errorf("policy = %+v, want zero", p)
 	}
 }
@@ -266,10 +266,10 @@ func TestOptions(t *testing.T) {
 		t.Fatalf("names = %v, want %v", got, want)
 	}
 	byName := toolsByName(t, tools)
-	if p := byName["srv_wait"].(interface{ Policy() runlet.ToolPolicy }).Policy(); p != (runlet.ToolPolicy{Timeout: time.Second, RequiresApproval: true}) {
+	if p := runlet.PolicyOf(byName["srv_wait"]); p != (runlet.ToolPolicy{Timeout: time.Second, RequiresApproval: true}) {
 		t.Errorf("srv_wait policy = %+v", p)
 	}
-	if p := byName["srv_get_weather"].(interface{ Policy() runlet.ToolPolicy }).Policy(); p != (runlet.ToolPolicy{}) {
+	if p := runlet.PolicyOf(byName["srv_get_weather"]); p != (runlet.ToolPolicy{}) {
 		t.Errorf("srv_get_weather policy = %+v", p)
 	}
 	// The prefixed tool still calls the server's tool by its own name.

@@ -195,7 +195,7 @@ func AddToolsWith(s *sdkmcp.Server, rt *runlet.Runtime, tools ...runlet.Tool) er
 			return fmt.Errorf("mcp: tool %d is nil", i)
 		}
 		spec := t.Spec()
-		if p, ok := t.(interface{ Policy() runlet.ToolPolicy }); ok && p.Policy().RequiresApproval {
+		if runlet.PolicyOf(t).RequiresApproval {
 			return fmt.Errorf("mcp: tool %q requires approval, which an MCP server cannot ask for", spec.Name)
 		}
 		schema := spec.InputSchema

@@ -70,7 +70,7 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 		}
 	}
 	t, ok := tools[c.Name]
-	pol := toolPolicy(t)
+	pol := runlet.PolicyOf(t)
 	if ok && pol.RequiresApproval && !in.Approved {
 		out.Pending = true
 		return out, nil
@@ -218,13 +218,6 @@ func agentTools(ctx context.Context, a *runlet.Agent) (map[string]runlet.Tool, e
 		}
 	}
 	return tools, nil
-}
-
-func toolPolicy(t runlet.Tool) runlet.ToolPolicy {
-	if p, ok := t.(interface{ Policy() runlet.ToolPolicy }); ok {
-		return p.Policy()
-	}
-	return runlet.ToolPolicy{}
 }
 
 func errorResult(msg string) runlet.ToolResultPart {
