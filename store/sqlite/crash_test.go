@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,7 +74,9 @@ func crashTurn(n int) []runlet.Message {
 
 // crashChild appends turns, saving a checkpoint and a state counter after
 // each, until it is killed (or, as a safety net, after crashChildLife). It
-// prints "ready" once the store is open.
+// prints "ready" once the store is open and "turn N" once N turns are
+// committed (the state counter written), so the parent can kill it after
+// a known number of commits instead of after a guessed delay.
 func crashChild(path string) error {
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, path)
@@ -113,10 +116,17 @@ func crashChild(path string) error {
 		if err := s.SetState(ctx, crashSession, "turns", []byte(strconv.Itoa(n+1))); err != nil {
 			return err
 		}
+		fmt.Println("turn", n+1)
 	}
 	return s.Close()
 }
 
+// TestCrashLeavesCompleteTurns kills the child ten times. Every third kill
+// lands in start-up or Open, after a random delay; the others come once the
+// child has acknowledged 1 to 3 further commits, so each of those runs
+// commits something however slow the machine is, and every turn the child
+// acknowledged before it died must be in the file. Nothing here depends on
+// timing: a busy machine only changes where in a write the kill lands.
 func TestCrashLeavesCompleteTurns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills child processes")
@@ -124,7 +134,7 @@ func TestCrashLeavesCompleteTurns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crash.db")
 	const iterations = 10
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	prev, progressed := 0, 0
+	prev, loopKills := 0, 0
 	for i := range iterations {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+path)
@@ -137,51 +147,81 @@ func TestCrashLeavesCompleteTurns(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		ready := make(chan struct{})
+		// The reader records the last "turn N" the child printed and
+		// ticks on every line, until the pipe closes when the child dies.
+		var acked atomic.Int64
+		acked.Store(-1) // not ready yet
+		tick := make(chan struct{}, 1)
+		done := make(chan struct{})
 		go func() {
-			// Signal "ready", then drain the pipe until the child dies.
-			line, _ := bufio.NewReader(stdout).ReadString('\n')
-			if line == "ready\n" {
-				close(ready)
+			defer close(done)
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if sc.Text() == "ready" {
+					acked.Store(0)
+				} else if n, ok := strings.CutPrefix(sc.Text(), "turn "); ok {
+					v, _ := strconv.Atoi(n)
+					acked.Store(int64(v))
+				}
+				select {
+				case tick <- struct{}{}:
+				default:
+				}
 			}
 			io.Copy(io.Discard, stdout)
 		}()
-		// Every third kill lands in process start-up or Open (migrations,
-		// on the first run); the others in the write loop.
-		var delay time.Duration
-		if i%3 == 0 {
-			delay = time.Duration(r.IntN(60)) * time.Millisecond
-		} else {
-			select {
-			case <-ready:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("child not ready after 10s:\n%s", stderr.String())
+		// waitFor waits until ok holds for the acknowledged count.
+		waitFor := func(what string, ok func(int64) bool) {
+			guard := time.After(30 * time.Second)
+			for !ok(acked.Load()) {
+				select {
+				case <-tick:
+				case <-done:
+					cmd.Wait()
+					t.Fatalf("child died before %s:\n%s", what, stderr.String())
+				case <-guard:
+					cmd.Process.Kill()
+					<-done
+					cmd.Wait()
+					t.Fatalf("child not %s after 30s:\n%s", what, stderr.String())
+				}
 			}
-			delay = time.Duration(r.IntN(300)) * time.Millisecond
 		}
-		time.Sleep(delay)
+		var how string
+		if i%3 == 0 {
+			delay := time.Duration(r.IntN(60)) * time.Millisecond
+			how = fmt.Sprintf("%v after start", delay)
+			time.Sleep(delay)
+		} else {
+			waitFor("ready", func(n int64) bool { return n >= 0 })
+			want := int64(prev + 1 + r.IntN(3))
+			waitFor(fmt.Sprintf("at %d committed turns", want), func(n int64) bool { return n >= want })
+			// A random pause moves the kill around inside the next
+			// turn's writes; no outcome depends on how long it is.
+			pause := time.Duration(r.IntN(20)) * time.Millisecond
+			time.Sleep(pause)
+			how = fmt.Sprintf("%v after %d turns were acknowledged", pause, want)
+			loopKills++
+		}
 		if err := cmd.Process.Kill(); err != nil { // SIGKILL
 			t.Fatal(err)
 		}
+		<-done // every acknowledgement the child printed has been read
 		cmd.Wait()
 		if strings.Contains(stderr.String(), "crash child:") {
 			t.Fatalf("child failed before it was killed:\n%s", stderr.String())
 		}
 		turns := checkCrashedFile(t, path)
-		t.Logf("run %d: killed %v after %s, %d complete turns", i, delay, map[bool]string{true: "start", false: "ready"}[i%3 == 0], turns)
+		t.Logf("run %d: killed %s; acknowledged %d, file holds %d complete turns", i, how, max(acked.Load(), 0), turns)
 		if turns < prev {
 			t.Fatalf("turns went from %d to %d: committed turns were lost", prev, turns)
 		}
-		if turns > prev {
-			progressed++
+		if int64(turns) < acked.Load() {
+			t.Fatalf("the child acknowledged %d committed turns but the file holds %d", acked.Load(), turns)
 		}
 		prev = turns
 	}
-	if progressed < 2 {
-		t.Fatalf("the child committed turns in only %d of %d runs; the test proved little", progressed, iterations)
-	}
+	t.Logf("%d kills, %d of them in the write loop; %d turns committed and intact", iterations, loopKills, prev)
 }
 
 // checkCrashedFile checks the file a killed child left: an intact database
