@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -18,9 +19,16 @@ import (
 // The integration tests run against a real Temporal server: the dev server
 // binary of internal/devserver (go.temporal.io/server's temporaltest, on a
 // free loopback port with an in-memory database). temporal/ci.sh builds it
-// and sets RUNLET_TEMPORAL_DEVSERVER to its path. Without it the tests are
-// skipped, except on CI, where they fail.
-const devserverEnv = "RUNLET_TEMPORAL_DEVSERVER"
+// and sets RUNLET_TEMPORAL_DEVSERVER to its path. Or a server that is
+// already running, such as the Temporal CLI's `temporal server start-dev`:
+// RUNLET_TEMPORAL_ADDRESS=127.0.0.1:7233 (and RUNLET_TEMPORAL_NAMESPACE,
+// "default" if unset), which wins over RUNLET_TEMPORAL_DEVSERVER. Without
+// either the tests are skipped, except on CI, where they fail.
+const (
+	devserverEnv  = "RUNLET_TEMPORAL_DEVSERVER"
+	serverAddrEnv = "RUNLET_TEMPORAL_ADDRESS"
+	serverNSEnv   = "RUNLET_TEMPORAL_NAMESPACE"
+)
 
 type devServer struct {
 	Address   string `json:"address"`
@@ -40,9 +48,13 @@ var (
 func startServer(t *testing.T) *devServer {
 	t.Helper()
 	serverOnce.Do(func() {
+		if addr := os.Getenv(serverAddrEnv); addr != "" {
+			server = &devServer{Address: addr, Namespace: cmp.Or(os.Getenv(serverNSEnv), "default")}
+			return
+		}
 		path := os.Getenv(devserverEnv)
 		if path == "" {
-			serverErr = devserverEnv + " is not set: build the dev server with temporal/ci.sh (or go build ./internal/devserver in its module) and point it there"
+			serverErr = devserverEnv + " is not set: build the dev server with temporal/ci.sh (or go build ./internal/devserver in its module) and point it there, or set " + serverAddrEnv + " to a running server's host:port (temporal server start-dev: 127.0.0.1:7233)"
 			return
 		}
 		cmd := exec.Command(path, "-watch-stdin", "-max-lifetime", "20m")
@@ -85,7 +97,7 @@ func startServer(t *testing.T) *devServer {
 }
 
 func stopServer() {
-	if server == nil {
+	if server == nil || server.cmd == nil { // none, or one we did not start
 		return
 	}
 	_ = server.stdin.Close()
