@@ -78,7 +78,8 @@ func (f GenerateFunc) Generate(ctx context.Context, req *runlet.ModelRequest) (*
 	return f(ctx, req)
 }
 
-// Stream calls f and yields its response as a stream.
+// Stream calls f and yields its response as a stream. Once ctx is done
+// it stops with ctx's error, as every Model's stream does.
 func (f GenerateFunc) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
 	return func(yield func(runlet.StreamEvent, error) bool) {
 		resp, err := f(ctx, req)
@@ -90,6 +91,10 @@ func (f GenerateFunc) Stream(ctx context.Context, req *runlet.ModelRequest) iter
 			return
 		}
 		for ev, err := range StreamResponse(resp) {
+			if cerr := ctx.Err(); cerr != nil {
+				yield(runlet.StreamEvent{}, cerr)
+				return
+			}
 			if !yield(ev, err) {
 				return
 			}

@@ -34,8 +34,15 @@ type Fault struct {
 	Reset bool
 	// Truncate ends the stream cleanly after AfterEvents events, without
 	// the protocol's terminal event.
-	Truncate    bool
+	Truncate bool
+	// Stall keeps a stream open after AfterEvents events, sending nothing
+	// more, until the client goes away: for tests of cancellation and of
+	// a consumer that stops early. It applies to streams only.
+	Stall       bool
 	AfterEvents int
+
+	// clientGone is the request's context's Done channel, for Stall.
+	clientGone <-chan struct{}
 }
 
 // wire is the part every fake wire server shares: request recording and a
@@ -72,6 +79,7 @@ func (w *wire) record(r *http.Request) (WireRequest, *Fault) {
 	}
 	f := w.faults[0]
 	w.faults = w.faults[1:]
+	f.clientGone = r.Context().Done()
 	return req, &f
 }
 
@@ -133,16 +141,19 @@ func newSSEWriter(rw http.ResponseWriter, f *Fault) *sseWriter {
 }
 
 // event writes one event ("event:" line only when name is non-empty). After
-// the fault's AfterEvents events it resets or truncates and reports false;
-// callers stop writing then.
+// the fault's AfterEvents events it resets, truncates or stalls until the
+// client goes away, and reports false; callers stop writing then.
 func (s *sseWriter) event(name string, data []byte) bool {
 	if s.stopped {
 		return false
 	}
-	if s.fault != nil && (s.fault.Reset || s.fault.Truncate) && s.events >= s.fault.AfterEvents {
+	if f := s.fault; f != nil && (f.Reset || f.Truncate || f.Stall) && s.events >= f.AfterEvents {
 		s.stopped = true
-		if s.fault.Reset {
+		switch {
+		case f.Reset:
 			resetConn(s.rw)
+		case f.Stall && f.clientGone != nil:
+			<-f.clientGone
 		}
 		return false
 	}
