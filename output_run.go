@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/runlet/runlet/internal/weakcache"
 )
 
 // outputState is a run's structured-output machinery: the mode, the schema
@@ -69,7 +67,7 @@ func (r *run) setupOutput() error {
 	}
 	if s.Schema.Type != "object" {
 		o.wrapped = true
-		o.sent, _ = cachedFor(&wrappedOutputs, s.Schema, func(s *jsonschema.Schema) (*jsonschema.Schema, error) { return wrapSchema(s), nil })
+		o.sent = wrappedOutput(s.Schema)
 	}
 	switch mode {
 	case OutputTool:
@@ -95,32 +93,22 @@ func (r *run) setupOutput() error {
 	return nil
 }
 
-// Per-schema caches, keyed weakly by the schema's address like
-// internal/schemajson: schemas are immutable once used, and an entry goes
-// away with its schema.
+// Per-schema caches, keyed weakly by the schema's address: schemas are
+// immutable once used, and an entry goes away with its schema.
 var (
-	resolvedOutputs sync.Map // weak.Pointer[jsonschema.Schema] → *jsonschema.Resolved
-	wrappedOutputs  sync.Map // weak.Pointer[jsonschema.Schema] → *jsonschema.Schema
+	resolvedOutputs weakcache.Cache[jsonschema.Schema, *jsonschema.Resolved]
+	wrappedOutputs  weakcache.Cache[jsonschema.Schema, *jsonschema.Schema]
 )
-
-func cachedFor[V any](m *sync.Map, s *jsonschema.Schema, build func(*jsonschema.Schema) (V, error)) (V, error) {
-	key := weak.Make(s)
-	if v, ok := m.Load(key); ok {
-		return v.(V), nil
-	}
-	v, err := build(s)
-	if err != nil {
-		return v, err
-	}
-	if _, loaded := m.LoadOrStore(key, v); !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[jsonschema.Schema]) { m.Delete(k) }, key)
-	}
-	return v, nil
-}
 
 // resolveOutput resolves s once per schema.
 func resolveOutput(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
-	return cachedFor(&resolvedOutputs, s, func(s *jsonschema.Schema) (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+	return resolvedOutputs.Get(s, func(s *jsonschema.Schema) (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+}
+
+// wrappedOutput is wrapSchema(s), made once per schema.
+func wrappedOutput(s *jsonschema.Schema) *jsonschema.Schema {
+	w, _ := wrappedOutputs.Get(s, func(s *jsonschema.Schema) (*jsonschema.Schema, error) { return wrapSchema(s), nil })
+	return w // wrapSchema cannot fail
 }
 
 // wrapSchema puts a schema that is not an object under the property

@@ -2,15 +2,13 @@ package anthropic
 
 import (
 	"encoding/json"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/weakcache"
 )
 
 // OutputMode implements runlet.OutputModer. Native structured output
@@ -78,7 +76,7 @@ func claudeVersion(model string) (family string, major, minor int, claude, ok bo
 	return family, major, minor, true, true
 }
 
-var nativeCache sync.Map // weak.Pointer[jsonschema.Schema] → json.RawMessage (nil: does not fit)
+var nativeCache weakcache.Cache[jsonschema.Schema, json.RawMessage] // nil: does not fit
 
 // outputSchemaJSON is the schema sent in output_config.format: nativeFor's
 // form when there is one, else s as given.
@@ -92,17 +90,17 @@ func outputSchemaJSON(s *jsonschema.Schema) (json.RawMessage, error) {
 // nativeFor returns the JSON of nativeSchema(s), made once per schema, or
 // nil if s does not fit.
 func nativeFor(s *jsonschema.Schema) json.RawMessage {
-	key := weak.Make(s)
-	if v, ok := nativeCache.Load(key); ok {
-		return v.(json.RawMessage)
-	}
-	var raw json.RawMessage
-	if ns, ok := nativeSchema(s, 0); ok {
-		raw, _ = json.Marshal(ns)
-	}
-	if _, loaded := nativeCache.LoadOrStore(key, raw); !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[jsonschema.Schema]) { nativeCache.Delete(k) }, key)
-	}
+	raw, _ := nativeCache.Get(s, func(s *jsonschema.Schema) (json.RawMessage, error) {
+		ns, ok := nativeSchema(s, 0)
+		if !ok {
+			return nil, nil
+		}
+		raw, err := json.Marshal(ns)
+		if err != nil {
+			return nil, nil // does not fit: outputSchemaJSON sends s as given
+		}
+		return raw, nil
+	})
 	return raw
 }
 

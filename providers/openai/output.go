@@ -3,15 +3,13 @@ package openai
 import (
 	"encoding/json"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/weakcache"
 )
 
 // Output modes of OpenAI-compatible servers that lack response_format
@@ -89,7 +87,7 @@ func outputFormat(s *runlet.OutputSchema) (name string, schema json.RawMessage, 
 	return name, schema, false, err
 }
 
-var strictCache sync.Map // weak.Pointer[jsonschema.Schema] → *jsonschema.Schema (nil: cannot be strict)
+var strictCache weakcache.Cache[jsonschema.Schema, *jsonschema.Schema] // nil: cannot be strict
 
 // strictFor returns the strict form of s, made once per schema (schemas
 // are immutable once sent), or nil if s cannot be made strict.
@@ -97,17 +95,12 @@ func strictFor(s *jsonschema.Schema) *jsonschema.Schema {
 	if s == nil {
 		return nil
 	}
-	key := weak.Make(s)
-	if v, ok := strictCache.Load(key); ok {
-		return v.(*jsonschema.Schema)
-	}
-	st, ok := strictSchema(s)
-	if !ok {
-		st = nil
-	}
-	if _, loaded := strictCache.LoadOrStore(key, st); !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[jsonschema.Schema]) { strictCache.Delete(k) }, key)
-	}
+	st, _ := strictCache.Get(s, func(s *jsonschema.Schema) (*jsonschema.Schema, error) {
+		if st, ok := strictSchema(s); ok {
+			return st, nil
+		}
+		return nil, nil
+	})
 	return st
 }
 
