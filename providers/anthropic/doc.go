@@ -123,7 +123,7 @@
 // JSON anywhere. An error event becomes a *runlet.ProviderError (an
 // overloaded_error is Retryable), and a stream that ends without
 // message_stop a *runlet.ProviderError wrapping runlet.ErrStreamIncomplete.
-// Malformed events give a *runlet.ProviderError wrapping ErrMalformedStream.
+// Malformed events give a *runlet.ProviderError wrapping runlet.ErrMalformedStream.
 // A server that answers a stream request with a JSON message (a gateway
 // that ignores "stream") is handled: the message is yielded as one delta
 // per part; likewise Generate assembles an event stream sent in answer to

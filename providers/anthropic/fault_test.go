@@ -427,12 +427,12 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 	_, echo = newServerModel(t, Config{MaxRetries: -1}, runlettest.AnthropicResponse{Body: sseBody("message_start", `{"type":"message_start","message":{"id":"`+testKey)})
 	_, _, err = collect(t, echo.Stream(ctxTimeout(t), userRequest("x")))
-	if requireProviderError(t, err); !errors.Is(err, ErrMalformedStream) {
+	if requireProviderError(t, err); !errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("err = %v", err)
 	}
 	_, echo = newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: []byte("<p>your key " + testKey + "</p>")})
 	_, err = echo.Generate(ctxTimeout(t), userRequest("x"))
-	if requireProviderError(t, err); !errors.Is(err, ErrMalformedStream) {
+	if requireProviderError(t, err); !errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("err = %v", err)
 	}
 
@@ -449,7 +449,7 @@ func TestRedactWrappedError(t *testing.T) {
 	cause := fmt.Errorf("%w: read from https://proxy/?key=%s: %w", runlet.ErrStreamIncomplete, testKey, context.DeadlineExceeded)
 	err := m.cfg.client.Redact(&runlet.ProviderError{Provider: "anthropic", Message: "failed for " + testKey, Code: testKey, RequestID: testKey, Err: cause})
 	noSecret(t, err)
-	if !errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrMalformedStream) {
+	if !errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("sentinels lost: %v", err)
 	}
 	if !strings.Contains(err.Error(), "failed for [REDACTED]") || !strings.Contains(err.Error(), "key=[REDACTED]") {

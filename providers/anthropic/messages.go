@@ -84,12 +84,6 @@ func (m *Messages) call(b built) httpc.Call {
 	return c
 }
 
-// ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
-// wrapped by the *runlet.ProviderError returned for
-// a response or stream event that is not what the Messages API sends
-// (invalid JSON, impossible values).
-var ErrMalformedStream = runlet.ErrMalformedStream
-
 // readResponse decodes a non-streaming response.
 func (m *Messages) readResponse(resp *http.Response) (*runlet.ModelResponse, error) {
 	body, err := m.cfg.client.ReadAll(resp, 2*m.cfg.limit)
@@ -144,7 +138,7 @@ func (m *Messages) readStream(ctx context.Context, resp *http.Response, emit fun
 		}
 		out, ok, err := d.decode(ev.Type, ev.Data)
 		if err != nil {
-			if errors.Is(err, ErrMalformedStream) {
+			if errors.Is(err, runlet.ErrMalformedStream) {
 				if _, next := r.Next(); errors.Is(next, io.EOF) {
 					// The last event is broken and message_stop never came:
 					// the stream was cut off, most likely mid-event.

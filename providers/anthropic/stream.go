@@ -117,7 +117,7 @@ func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, o
 		if sseType == "error" { // an error event we cannot parse is still an error
 			return out, false, d.streamError(data, "")
 		}
-		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+		return out, false, &runlet.ProviderError{Provider: d.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 	}
 	return d.event(sseType, data)
 }
@@ -166,7 +166,7 @@ func (d *decoder) streamError(data []byte, requestID string) error {
 // block returns the state of block i, growing the table as needed.
 func (d *decoder) block(i int) (*blockState, error) {
 	if i < 0 || i >= maxBlocks {
-		return nil, &runlet.ProviderError{Provider: d.name, Message: fmt.Sprintf("content block index %d out of range", i), Err: ErrMalformedStream}
+		return nil, &runlet.ProviderError{Provider: d.name, Message: fmt.Sprintf("content block index %d out of range", i), Err: runlet.ErrMalformedStream}
 	}
 	for len(d.blocks) <= i {
 		d.blocks = append(d.blocks, blockState{})

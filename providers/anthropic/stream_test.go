@@ -325,7 +325,7 @@ func TestStreamMalformed(t *testing.T) {
 			srv, m := newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: body})
 			_, _, err := collect(t, m.Stream(ctxTimeout(t), userRequest("x")))
 			perr := requireProviderError(t, err)
-			if perr.Retryable || errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, ErrMalformedStream) {
+			if perr.Retryable || errors.Is(err, runlet.ErrStreamIncomplete) || !errors.Is(err, runlet.ErrMalformedStream) {
 				t.Errorf("err = %#v", *perr)
 			}
 			if len(srv.Requests()) != 1 {

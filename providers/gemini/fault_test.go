@@ -94,7 +94,7 @@ func TestErrorsAreTyped(t *testing.T) {
 			func(e *runlet.ProviderError) bool {
 				return e.Code == "INTERNAL" && e.Retryable && e.Message == "An internal error has occurred."
 			}},
-		{"html", `<html>oops</html>`, func(e *runlet.ProviderError) bool { return errors.Is(e, ErrMalformedStream) }},
+		{"html", `<html>oops</html>`, func(e *runlet.ProviderError) bool { return errors.Is(e, runlet.ErrMalformedStream) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +144,7 @@ func TestStreamIncomplete(t *testing.T) {
 		}
 	}
 	_, _, err := decodeStream(m, strings.NewReader("data: {bad\n\ndata: "+okChunk+"\n\n"))
-	if !errors.Is(err, ErrMalformedStream) {
+	if !errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("malformed event: %v", err)
 	}
 }

@@ -41,11 +41,6 @@ func (m *Model) requestModel(req *runlet.ModelRequest) string {
 	return m.cfg.model
 }
 
-// ErrMalformedStream (the same value as runlet.ErrMalformedStream) is
-// wrapped by the *runlet.ProviderError returned for a response or stream
-// event that is not what the Gemini API sends.
-var ErrMalformedStream = runlet.ErrMalformedStream
-
 // Generate calls generateContent and returns the whole response. A body
 // that fails to read or decode in a way a retry may cure (cut halfway) is
 // retried like a failed request.
@@ -156,9 +151,9 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 		if err := cs.decode(ev.Data, &chunk); err != nil {
 			if _, next := r.Next(); errors.Is(next, io.EOF) {
 				// The last event is broken: the stream was cut off mid-event.
-				return m.incomplete(fmt.Errorf("%w: %w", ErrMalformedStream, err))
+				return m.incomplete(fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err))
 			}
-			return &runlet.ProviderError{Provider: m.cfg.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+			return &runlet.ProviderError{Provider: m.cfg.name, Message: "malformed stream event", Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 		}
 		if err := a.add(&chunk, send); err != nil {
 			return err

@@ -147,7 +147,7 @@ import (
 // ("event: error", or a chunk with an "error" field, as Groq and OpenRouter
 // send) is a *runlet.ProviderError with the server's type, code and
 // message, retryable when its type or status code says so. A chunk that is
-// not valid JSON is a *runlet.ProviderError wrapping ErrMalformedStream.
+// not valid JSON is a *runlet.ProviderError wrapping runlet.ErrMalformedStream.
 //
 // Non-2xx responses are *runlet.ProviderError values (status, type, code,
 // message; a plain-text summary for HTML bodies from proxies), retried with
@@ -241,7 +241,7 @@ func (m *ChatCompletions) readStream(ctx context.Context, resp *http.Response, b
 		// A proxy's page (a login or error page) with status 200.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return &runlet.ProviderError{Provider: m.r.name, Message: "unexpected HTML response: " + httpc.ErrorFromBody(m.r.name, body).Message,
-			RequestID: httpc.RequestID(resp.Header), Err: ErrMalformedStream}
+			RequestID: httpc.RequestID(resp.Header), Err: runlet.ErrMalformedStream}
 	}
 	if mt == "application/json" {
 		// A server that ignored "stream": true and answered in one piece

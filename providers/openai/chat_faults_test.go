@@ -274,7 +274,7 @@ func TestChatMalformedChunk(t *testing.T) {
 	srv, m := chatTestServer(t, Config{MaxRetries: 2}, runlettest.OpenAIChatReply{Body: body})
 	events, _, err := collect(m.Stream(context.Background(), userReq("hi")))
 	pe := asProviderError(t, err)
-	if !errors.Is(err, ErrMalformedStream) || pe.Retryable || len(events) != 1 {
+	if !errors.Is(err, runlet.ErrMalformedStream) || pe.Retryable || len(events) != 1 {
 		t.Errorf("err = %v, events %d", err, len(events))
 	}
 	if len(srv.Requests()) != 1 {
@@ -282,11 +282,11 @@ func TestChatMalformedChunk(t *testing.T) {
 	}
 	// A malformed non-streamed body too.
 	_, m = chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Body: []byte(`{"choices": [}`)})
-	if _, err := m.Generate(context.Background(), userReq("hi")); !errors.Is(err, ErrMalformedStream) {
+	if _, err := m.Generate(context.Background(), userReq("hi")); !errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("generate err = %v", err)
 	}
 	_, m = chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Body: []byte(`{"id":"x","choices":[]}`)})
-	if _, err := m.Generate(context.Background(), userReq("hi")); !errors.Is(err, ErrMalformedStream) {
+	if _, err := m.Generate(context.Background(), userReq("hi")); !errors.Is(err, runlet.ErrMalformedStream) {
 		t.Errorf("generate without choices: err = %v", err)
 	}
 }
@@ -312,7 +312,7 @@ func TestChatHTMLErrorBody(t *testing.T) {
 		srv, m := chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Text: "never"})
 		srv.InjectFault(runlettest.Fault{Status: 200, Body: "<html><body>Login required</body></html>", Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}})
 		_, err := call(m, context.Background(), stream)
-		if pe := asProviderError(t, err); !errors.Is(err, ErrMalformedStream) || !strings.Contains(pe.Message, "Login required") {
+		if pe := asProviderError(t, err); !errors.Is(err, runlet.ErrMalformedStream) || !strings.Contains(pe.Message, "Login required") {
 			t.Errorf("stream=%v: err = %v", stream, err)
 		}
 	}

@@ -209,7 +209,7 @@ func chatUnmarshalCompletion(provider string, body []byte) (*chatCompletion, err
 				msg += ": " + pe.Message
 			}
 		}
-		return nil, &runlet.ProviderError{Provider: provider, Message: msg, Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+		return nil, &runlet.ProviderError{Provider: provider, Message: msg, Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 	}
 	return w, nil
 }
@@ -220,7 +220,7 @@ func chatUnmarshalCompletion(provider string, body []byte) (*chatCompletion, err
 func chatConvertCompletion(provider, id, model string, ch *chatChoice, calls []chatRespCall, usage *chatUsage, thinkTags bool) (*runlet.ModelResponse, error) {
 	if ch == nil {
 		return nil, &runlet.ProviderError{Provider: provider, Message: "response has no choice 0",
-			Err: ErrMalformedStream}
+			Err: runlet.ErrMalformedStream}
 	}
 	msg := runlet.Message{Role: runlet.RoleAssistant}
 	reasoning := ch.Message.ReasoningContent.b

@@ -206,7 +206,7 @@ func (d *chatDecoder) feed(ev sse.Event) error {
 	}
 	if err != nil {
 		return &runlet.ProviderError{Provider: d.provider, Message: "malformed stream chunk", RequestID: d.requestID,
-			Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+			Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 	}
 	if chatHasError(d.body.Error) {
 		return d.streamError(data)

@@ -65,7 +65,7 @@
 // caller is retried the same way; once a delta reached the caller it never
 // is, so deltas are never replayed. A stream that ends early wraps
 // runlet.ErrStreamIncomplete; data that is not what the API defines wraps
-// ErrMalformedStream. The API key never appears in an error.
+// runlet.ErrMalformedStream. The API key never appears in an error.
 //
 // runlettest.NewOpenAIChatServer and runlettest.NewOpenAIResponsesServer
 // are fake servers for both APIs, for tests that run these adapters end to

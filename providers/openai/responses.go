@@ -292,7 +292,7 @@ func (m *Responses) convertResponse(w *respResponse) (*runlet.ModelResponse, err
 	for i, raw := range w.Output {
 		if err := respDecodeItem(raw, &a.item); err != nil {
 			return nil, &runlet.ProviderError{Provider: m.r.name, Message: "malformed output item",
-				Err: fmt.Errorf("%w: %w", ErrMalformedStream, err)}
+				Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 		}
 		a.addFinal(i, &a.item)
 	}

@@ -177,7 +177,7 @@ func (d *respDecoder) malformed(typ string, err error) error {
 		Provider:  d.provider,
 		Message:   fmt.Sprintf("malformed %q stream event", typ),
 		RequestID: d.requestID,
-		Err:       fmt.Errorf("%w: %w", ErrMalformedStream, err),
+		Err:       fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err),
 	}
 }
 

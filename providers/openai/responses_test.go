@@ -326,9 +326,9 @@ func TestResponsesStreamEdgeCases(t *testing.T) {
 		{"no terminal event", []string{respEvAdded, respEvDelta}, runlet.ErrStreamIncomplete, ""},
 		{"empty body", nil, runlet.ErrStreamIncomplete, ""},
 		{"[DONE] before completed", []string{respEvAdded, respEvDelta, `data: [DONE]`}, runlet.ErrStreamIncomplete, ""},
-		{"malformed JSON", []string{respEvAdded, `data: {"type":"response.output_text.delta",`}, ErrMalformedStream, ""},
-		{"delta of the wrong type", []string{`data: {"type":"response.output_text.delta","output_index":0,"delta":7}`}, ErrMalformedStream, ""},
-		{"item without item", []string{`data: {"type":"response.output_item.done","output_index":0}`}, ErrMalformedStream, ""},
+		{"malformed JSON", []string{respEvAdded, `data: {"type":"response.output_text.delta",`}, runlet.ErrMalformedStream, ""},
+		{"delta of the wrong type", []string{`data: {"type":"response.output_text.delta","output_index":0,"delta":7}`}, runlet.ErrMalformedStream, ""},
+		{"item without item", []string{`data: {"type":"response.output_item.done","output_index":0}`}, runlet.ErrMalformedStream, ""},
 		{"error event (documented shape)", []string{respEvAdded, respEvDelta, `data: {"type":"error","code":"rate_limit_exceeded","message":"Slow down.","param":null,"sequence_number":3}`}, nil, "rate_limit_exceeded"},
 		{"failed without error", []string{`data: {"type":"response.failed","response":{"id":"r","status":"failed","error":null}}`}, nil, ""},
 	}
