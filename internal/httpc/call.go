@@ -36,7 +36,7 @@ func (c *Client) Generate(ctx context.Context, call Call, decode func(*http.Resp
 		return false, err
 	})
 	if err != nil {
-		return nil, c.Redact(err)
+		return nil, c.redactCall(call, err)
 	}
 	return out, nil
 }
@@ -75,7 +75,7 @@ func (c *Client) Stream(ctx context.Context, call Call, yield func(runlet.Stream
 		return idle.err(c.Provider, err)
 	})
 	if err != nil {
-		yield(runlet.StreamEvent{}, c.Redact(err))
+		yield(runlet.StreamEvent{}, c.redactCall(call, err))
 	}
 }
 

@@ -182,13 +182,15 @@ func RequestID(h http.Header) string {
 }
 
 // scrub rewrites transport errors without the URL's query and user info,
-// in case a user-supplied base URL carries a credential there.
+// in case a user-supplied base URL carries a credential there. A URL that
+// does not parse (a bad port, a control character) is not shown at all:
+// its credentials cannot be told from the rest.
 func scrub(err error) error {
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		return err
 	}
-	where := ue.URL
+	where := "(unparsable URL)"
 	if u, perr := url.Parse(ue.URL); perr == nil {
 		u.User, u.RawQuery, u.Fragment = nil, "", ""
 		where = u.String()

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/safehttp"
 )
 
 // Redaction settings.
@@ -45,6 +46,13 @@ func (c *Client) secrets() []string {
 
 // Redact removes the client's credentials (see Redact) from err.
 func (c *Client) Redact(err error) error { return Redact(err, c.secrets()...) }
+
+// redactCall removes from err the client's credentials and those call's
+// URL carries (user info, a ?key=), which a server may echo in its error
+// body.
+func (c *Client) redactCall(call Call, err error) error {
+	return Redact(err, append(c.secrets(), safehttp.URLSecrets(call.URL)...)...)
+}
 
 // Redact is the one secret redactor of the adapters. It masks every
 // occurrence of a secret, and of any 8 or more consecutive characters of

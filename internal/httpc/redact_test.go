@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -90,5 +91,36 @@ func TestShorten(t *testing.T) {
 	}
 	if shorten("abc", 3) != "abc" {
 		t.Error("shortened a short string")
+	}
+}
+
+// Credentials in the URL itself (user info, Gemini's ?key=) leave no trace
+// in an error: not when a server echoes the request line or its
+// Authorization header (the Basic credentials net/http builds from the
+// user info), in any verb, streamed or not, nor when the URL does not even
+// parse and the request is never sent.
+func TestURLCredentialsRedacted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(400)
+		fmt.Fprintf(w, `{"error":{"message":"bad request %s (auth %s)"}}`, r.URL.RequestURI(), r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	withUser := strings.Replace(srv.URL, "http://", "http://user:"+leakKey+"@", 1)
+	tokenOnly := strings.Replace(srv.URL, "http://", "http://"+leakKey+"@", 1)
+	for name, u := range map[string]string{
+		"query":          srv.URL + "/v1/models/m:generateContent?alt=sse&key=" + leakKey,
+		"escaped query":  srv.URL + "/v1?api_key=" + url.QueryEscape(leakKey+"/+="),
+		"user info":      withUser + "/v1",
+		"token user":     tokenOnly + "/v1",
+		"bad port":       "https://user:" + leakKey + "@api.example.com:port/v1",
+		"control char":   "https://user:" + leakKey + "@api.example.com/v1\x7f",
+		"bad port token": "https://" + leakKey + "@api.example.com:x/v1?key=" + leakKey,
+	} {
+		c := fastClient(-1)
+		_, err := c.Generate(context.Background(), Call{URL: u}, nil)
+		checkRedacted(t, name, err)
+		var serr error
+		c.Stream(context.Background(), Call{URL: u}, func(_ runlet.StreamEvent, err error) bool { serr = err; return true }, nil)
+		checkRedacted(t, name+" (stream)", serr)
 	}
 }

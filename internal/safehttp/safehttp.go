@@ -22,6 +22,7 @@
 package safehttp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,7 +148,7 @@ func (p *Policy) carries(req *http.Request) bool {
 		}
 	}
 	for name := range req.URL.Query() {
-		if credentialParam(name) {
+		if CredentialParam(name) {
 			return true
 		}
 	}
@@ -181,7 +182,7 @@ func (p *Policy) strip(req, first *http.Request) {
 	q := req.URL.Query()
 	changed := false
 	for name, vs := range q {
-		if credentialParam(name) || holdsAny(vs, values) {
+		if CredentialParam(name) || holdsAny(vs, values) {
 			delete(q, name)
 			changed = true
 		}
@@ -204,9 +205,9 @@ func holdsAny(vs, secrets []string) bool {
 	return false
 }
 
-// credentialParam reports whether a query parameter's name says it holds
+// CredentialParam reports whether a query parameter's name says it holds
 // a credential: Gemini's key, api_key, access_token, and the like.
-func credentialParam(name string) bool {
+func CredentialParam(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "key", "sig", "signature", "code", "auth", "pass", "pwd":
@@ -218,6 +219,37 @@ func credentialParam(name string) bool {
 		}
 	}
 	return false
+}
+
+// URLSecrets returns the credentials raw carries, as an error text could
+// show them: the user info's password (or its name, when it has no
+// password: a token), the Basic credentials net/http sends for the user
+// info, and the values of credential query parameters, decoded and as
+// they appear in the URL. An unparsable raw gives nil.
+func URLSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		name := u.User.Username()
+		pw, ok := u.User.Password()
+		if ok {
+			out = append(out, pw, url.QueryEscape(pw))
+		} else {
+			out = append(out, name, url.QueryEscape(name))
+		}
+		out = append(out, base64.StdEncoding.EncodeToString([]byte(name+":"+pw)))
+	}
+	for name, vs := range u.Query() {
+		if CredentialParam(name) {
+			for _, v := range vs {
+				out = append(out, v, url.QueryEscape(v))
+			}
+		}
+	}
+	return out
 }
 
 // Origin is a URL's scheme, host and port, the unit a credential is
