@@ -25,6 +25,36 @@ func KeepLastTurns(n int) Preparer {
 	})
 }
 
+// KeepLastMessages keeps at most n messages of the conversation, dropping
+// the oldest whole turns (a turn starts at a user message and runs to the
+// next one), so a tool call is never separated from its result and the
+// window starts with a user message. The newest turn is always kept whole,
+// even when it alone holds more than n messages (a run with many tool
+// calls): n bounds the history before it, not the run in progress.
+func KeepLastMessages(n int) Preparer {
+	return PreparerFunc(func(ctx context.Context, req *ModelRequest) error {
+		msgs := req.Messages
+		if n <= 0 || len(msgs) <= n {
+			return nil
+		}
+		starts := turnStarts(msgs)
+		if len(starts) == 0 {
+			return nil
+		}
+		// The newest turn, then older ones while the window stays within n.
+		cut := starts[len(starts)-1]
+		for i := len(starts) - 2; i >= 0 && len(msgs)-starts[i] <= n; i-- {
+			cut = starts[i]
+		}
+		if cut == 0 {
+			return nil
+		}
+		req.Messages = msgs[cut:]
+		NotePrepared(ctx, fmt.Sprintf("kept the last %d of at most %d messages, dropped %d", len(msgs)-cut, n, cut), 0)
+		return nil
+	})
+}
+
 // EstimateTokens is TokenBudget's default estimate of a message's tokens: about one token per four
 // bytes of text, arguments and results (one per character for text outside
 // ASCII, which tokenizes denser), plus a small per-message and per-part

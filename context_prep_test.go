@@ -292,3 +292,56 @@ func TestSummarizerCallsCountAgainstLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepLastMessages(t *testing.T) {
+	// conversation(5) plus the new question: turns start at messages 0, 2,
+	// 6, 8, 12 and 14 (15 messages).
+	for _, tc := range []struct {
+		n, kept int
+	}{
+		{n: 1, kept: 1},   // the newest turn only
+		{n: 5, kept: 3},   // turn 4 (2 messages) fits, turn 3 (4) would not
+		{n: 7, kept: 7},   // turns 3 and 4 exactly
+		{n: 8, kept: 7},   // turn 2 would make 9
+		{n: 15, kept: 15}, // everything fits
+		{n: 0, kept: 15},  // 0 means no window
+	} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			model, evs, err := runPrepared(t, runlet.KeepLastMessages(tc.n), conversation(5))
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := model.Requests()[0].Messages
+			checkPairs(t, msgs)
+			if len(msgs) != tc.kept || msgs[len(msgs)-1].Text() != "latest question" {
+				t.Fatalf("kept %d messages, want %d: %+v", len(msgs), tc.kept, msgs)
+			}
+			p := prepared(evs)
+			if changed := tc.kept < 15; p == nil || p.Changed != changed || p.MessagesBefore != 15 || p.MessagesAfter != tc.kept {
+				t.Fatalf("context.prepared = %+v", p)
+			}
+		})
+	}
+}
+
+func TestKeepLastMessagesKeepsTheRunningTurnWhole(t *testing.T) {
+	// The second model call sees the running turn: the question, the tool
+	// call and its result, 3 messages, over a window of 2. It is kept
+	// whole; the older turns go.
+	model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "ping", `{}`)), runlettest.TextReply("done"))
+	ping := runlet.NewTool("ping", "", func(context.Context, struct{}) (string, error) { return "pong", nil })
+	_, err := runlet.NewRuntime(runlet.WithPreparers(runlet.KeepLastMessages(2))).
+		Run(context.Background(), &runlet.Agent{Model: model, Tools: []runlet.Tool{ping}}, "go", runlet.WithHistory(conversation(2)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	if got := len(reqs[0].Messages); got != 1 {
+		t.Fatalf("first call: %d messages, want the question only", got)
+	}
+	second := reqs[1].Messages
+	checkPairs(t, second)
+	if len(second) != 3 || second[0].Text() != "go" {
+		t.Fatalf("second call: %+v", second)
+	}
+}

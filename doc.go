@@ -90,7 +90,7 @@
 // Hooks (a struct of optional funcs) change behaviour: edit requests,
 // short-circuit or deny tool calls, ask for human approval. Observers only
 // watch. Preparers shape the context before every model call (KeepLastTurns,
-// TokenBudget, Summarizer). Stores keep session history, session key-value
+// KeepLastMessages, TokenBudget, Summarizer). Stores keep session history, session key-value
 // state and checkpoints of interrupted runs; NewMemoryStore is built in,
 // store/sqlite and store/postgres are durable.
 //

@@ -108,6 +108,10 @@ type Model struct {
 type Context struct {
 	// KeepLastTurns keeps only the last N turns (runlet.KeepLastTurns).
 	KeepLastTurns int `yaml:"keep_last_turns"`
+	// MaxMessages keeps at most N messages, dropping the oldest whole
+	// turns; the turn in progress is always kept whole
+	// (runlet.KeepLastMessages).
+	MaxMessages int `yaml:"max_messages"`
 	// TokenBudget drops the oldest turns to stay within N input tokens
 	// (runlet.TokenBudget).
 	TokenBudget int `yaml:"token_budget"`
@@ -310,6 +314,7 @@ func (f *File) validate(bad fieldSet) []error {
 		"limits.requests":                  f.Limits.Requests,
 		"limits.tool_calls":                f.Limits.ToolCalls,
 		"context.keep_last_turns":          f.Context.KeepLastTurns,
+		"context.max_messages":             f.Context.MaxMessages,
 		"context.token_budget":             f.Context.TokenBudget,
 		"model.settings.max_output_tokens": f.Model.Settings.MaxOutputTokens,
 	}
@@ -430,6 +435,9 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	}
 	if n := f.Context.KeepLastTurns; n > 0 {
 		opts = append(opts, runlet.WithPreparers(runlet.KeepLastTurns(n)))
+	}
+	if n := f.Context.MaxMessages; n > 0 {
+		opts = append(opts, runlet.WithPreparers(runlet.KeepLastMessages(n)))
 	}
 	if n := f.Context.TokenBudget; n > 0 {
 		opts = append(opts, runlet.WithPreparers(runlet.TokenBudget(n, nil)))

@@ -39,7 +39,8 @@
 //	  requests: 20
 //	  tool_calls: 30
 //	context:                        # context policy, before every model call
-//	  keep_last_turns: 20
+//	  keep_last_turns: 20           # the last 20 turns
+//	  max_messages: 40              # at most 40 messages, whole turns
 //	  token_budget: 100000
 //	tools:                          # by name: the Loader's registry, then the built-ins
 //	  - current_time
