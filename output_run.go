@@ -300,11 +300,15 @@ func repairMessage(mode OutputMode, calls []ToolCallPart, outCall *ToolCallPart,
 	return Message{Role: RoleTool, Parts: parts}
 }
 
+// maxSchemaDepth bounds how deep dropOptionalNulls and allowsNull follow
+// a value and its schema's references.
+const maxSchemaDepth = 64
+
 // dropOptionalNulls deletes, from objects in v, null members that s does
 // not require and whose schema does not allow null: strict modes make
 // providers send null for an optional field they would otherwise leave out.
 func dropOptionalNulls(v any, s, root *jsonschema.Schema, depth int) {
-	if s == nil || depth > 64 {
+	if s == nil || depth > maxSchemaDepth {
 		return
 	}
 	if s.Ref != "" {
@@ -320,7 +324,7 @@ func dropOptionalNulls(v any, s, root *jsonschema.Schema, depth int) {
 			if ps == nil {
 				ps = s.AdditionalProperties
 			}
-			if val == nil && ps != nil && s.Properties[k] != nil && !slices.Contains(s.Required, k) && !allowsNull(ps, root) {
+			if val == nil && ps != nil && s.Properties[k] != nil && !slices.Contains(s.Required, k) && !allowsNull(ps, root, 0) {
 				delete(x, k)
 				continue
 			}
@@ -333,16 +337,24 @@ func dropOptionalNulls(v any, s, root *jsonschema.Schema, depth int) {
 	}
 }
 
-func allowsNull(s, root *jsonschema.Schema) bool {
+// allowsNull reports whether s may allow null, so that a null it meets is
+// kept for the validator to judge. References are followed at most
+// maxSchemaDepth deep: a cycle of anyOf and $ref ("#/$defs/r" being
+// anyOf [string, r]) overflowed the stack before.
+func allowsNull(s, root *jsonschema.Schema, depth int) bool {
+	if depth > maxSchemaDepth {
+		return true
+	}
 	if s.Ref != "" {
 		if s = lookupRef(root, s.Ref); s == nil {
 			return true
 		}
 	}
-	if s.Type == "" && len(s.Types) == 0 {
-		return len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Enum == nil && s.Const == nil || slices.ContainsFunc(s.AnyOf, func(a *jsonschema.Schema) bool { return allowsNull(a, root) })
+	if s.Type != "" || len(s.Types) > 0 {
+		return s.Type == "null" || slices.Contains(s.Types, "null")
 	}
-	return s.Type == "null" || slices.Contains(s.Types, "null")
+	unconstrained := len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Enum == nil && s.Const == nil
+	return unconstrained || slices.ContainsFunc(s.AnyOf, func(a *jsonschema.Schema) bool { return allowsNull(a, root, depth+1) })
 }
 
 // lookupRef finds a local reference "#/$defs/name" or "#/definitions/name".
