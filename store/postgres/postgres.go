@@ -19,6 +19,18 @@
 // half turns. [Store.ClaimCheckpoint] deletes and returns the checkpoint in
 // one transaction, so exactly one of several concurrent resumes gets it.
 //
+// # Limits
+//
+// Whoever can write the tables can write any row, so what the Store reads
+// is bounded: a row (a message, a checkpoint, a state value) over
+// [WithMaxRowBytes] is refused before the server sends its value, and
+// [Store.LoadSession] stops at a session over [WithMaxSessionMessages] or
+// [WithMaxSessionBytes], with a [*runlet.StoreLimitError]. A message row
+// that does not decode, or names an unknown role or part type, is an error
+// wrapping [runlet.ErrInvalidRow]. Writes over the row and message limits
+// are refused the same way, so the Store never writes what it would refuse
+// to read back.
+//
 // # Schema
 //
 // Tables are named runlet_sessions, runlet_messages, runlet_state,
@@ -47,25 +59,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/internal/storerow"
 )
 
 // ErrSchemaTooNew is returned by [Open] and [New] for a database whose
 // schema was written by a newer version of this package.
 var ErrSchemaTooNew = errors.New("postgres: database schema is newer than this package supports")
-
-// Option configures [Open] and [New].
-type Option func(*config)
-
-type config struct {
-	schema string
-}
-
-// WithSchema puts the tables in the named schema, creating it if missing.
-// By default they go to the first schema of the connection's search_path
-// (usually public).
-func WithSchema(name string) Option {
-	return func(c *config) { c.schema = name }
-}
 
 // Store is a [runlet.Store] on PostgreSQL. Create it with [Open] or [New];
 // it is safe for concurrent use.
@@ -74,6 +73,7 @@ type Store struct {
 	ownPool bool
 	schema  string
 	q       queries
+	limits  storerow.Limits
 }
 
 var _ runlet.Store = (*Store)(nil)
@@ -109,7 +109,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	if cfg.schema != "" {
 		prefix = pgx.Identifier{cfg.schema}.Sanitize() + "."
 	}
-	s := &Store{pool: pool, schema: cfg.schema, q: newQueries(prefix)}
+	cfg.limits.Pkg = "postgres"
+	s := &Store{pool: pool, schema: cfg.schema, q: newQueries(prefix), limits: cfg.limits.WithDefaults()}
 	if err := s.migrate(ctx, prefix); err != nil {
 		return nil, err
 	}
@@ -137,7 +138,11 @@ type queries struct {
 func newQueries(p string) queries {
 	r := strings.NewReplacer("{p}", p)
 	return queries{
-		loadSession:   r.Replace(`SELECT message FROM {p}runlet_messages WHERE session_id = $1 ORDER BY seq`),
+		// Each row's size comes first, and a row over the limit ($2) is not
+		// sent; one message past the count limit ($3) is enough to refuse
+		// the session.
+		loadSession: r.Replace(`SELECT seq, octet_length(message), CASE WHEN octet_length(message) <= $2::bigint THEN message END
+FROM {p}runlet_messages WHERE session_id = $1 ORDER BY seq LIMIT $3::bigint`),
 		sessionLength: r.Replace(`SELECT length FROM {p}runlet_sessions WHERE id = $1`),
 		createSession: r.Replace(`INSERT INTO {p}runlet_sessions (id, length) VALUES ($1, 0) ON CONFLICT (id) DO NOTHING`),
 		// One statement: the length moves from $2 to $2+$3 only if it is
@@ -152,14 +157,17 @@ func newQueries(p string) queries {
 INSERT INTO {p}runlet_messages (session_id, seq, message)
 SELECT s.id, $2 + m.ord - 1, m.message
 FROM s, unnest($4::bytea[]) WITH ORDINALITY AS m (message, ord)`),
-		getState: r.Replace(`SELECT value FROM {p}runlet_state WHERE session_id = $1 AND key = $2`),
+		getState: r.Replace(`SELECT octet_length(value), CASE WHEN octet_length(value) <= $3::bigint THEN value END
+FROM {p}runlet_state WHERE session_id = $1 AND key = $2`),
 		setState: r.Replace(`INSERT INTO {p}runlet_state (session_id, key, value) VALUES ($1, $2, $3)
 ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value, updated_at = now()`),
 		deleteState: r.Replace(`DELETE FROM {p}runlet_state WHERE session_id = $1 AND key = $2`),
 		saveCheckpoint: r.Replace(`INSERT INTO {p}runlet_checkpoints (run_id, session_id, checkpoint) VALUES ($1, $2, $3)
 ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, checkpoint = excluded.checkpoint, saved_at = now()`),
-		loadCheckpoint:   r.Replace(`SELECT checkpoint FROM {p}runlet_checkpoints WHERE run_id = $1`),
-		claimCheckpoint:  r.Replace(`DELETE FROM {p}runlet_checkpoints WHERE run_id = $1 RETURNING checkpoint`),
+		loadCheckpoint: r.Replace(`SELECT octet_length(checkpoint), CASE WHEN octet_length(checkpoint) <= $2::bigint THEN checkpoint END
+FROM {p}runlet_checkpoints WHERE run_id = $1`),
+		claimCheckpoint: r.Replace(`DELETE FROM {p}runlet_checkpoints WHERE run_id = $1
+RETURNING octet_length(checkpoint), CASE WHEN octet_length(checkpoint) <= $2::bigint THEN checkpoint END`),
 		deleteCheckpoint: r.Replace(`DELETE FROM {p}runlet_checkpoints WHERE run_id = $1`),
 	}
 }
@@ -169,17 +177,31 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) ([]runlet.Mes
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: load session: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, s.q.loadSession, sessionID)
+	lim := s.limits
+	rows, err := s.pool.Query(ctx, s.q.loadSession, sessionID, lim.RowBytes, min(lim.SessionMessages, 1<<62)+1)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load session: %w", err)
 	}
 	defer rows.Close()
 	var msgs []runlet.Message
+	var total int64
 	for rows.Next() {
+		var seq int
+		var size int64
+		if err := rows.Scan(&seq, &size, nil); err != nil {
+			return nil, fmt.Errorf("postgres: load session: %w", err)
+		}
+		total += size
+		if err := lim.Row(storerow.Message(sessionID, seq), size); err != nil {
+			return nil, fmt.Errorf("postgres: load session: %w", err)
+		}
+		if err := lim.Session(sessionID, int64(len(msgs)+1), total); err != nil {
+			return nil, fmt.Errorf("postgres: load session: %w", err)
+		}
 		// RawValues are valid until Next; Unmarshal copies what it keeps.
 		msgs = append(msgs, runlet.Message{})
-		if err := json.Unmarshal(rows.RawValues()[0], &msgs[len(msgs)-1]); err != nil {
-			return nil, fmt.Errorf("postgres: load session %q: message %d: %w", sessionID, len(msgs)-1, err)
+		if err := storerow.DecodeMessage(sessionID, seq, rows.RawValues()[2], &msgs[len(msgs)-1]); err != nil {
+			return nil, fmt.Errorf("postgres: load session: %w", err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -210,7 +232,13 @@ func (s *Store) AppendSession(ctx context.Context, sessionID string, after int, 
 		if err != nil {
 			return fmt.Errorf("postgres: append session %q: encode message %d: %w", sessionID, i, err)
 		}
+		if err := s.limits.Row(storerow.Message(sessionID, after+i), int64(len(b))); err != nil {
+			return fmt.Errorf("postgres: append session: %w", err)
+		}
 		enc[i] = b
+	}
+	if err := s.limits.Session(sessionID, int64(after)+int64(len(msgs)), 0); err != nil {
+		return fmt.Errorf("postgres: append session: %w", err)
 	}
 
 	var tag pgconn.CommandTag
@@ -282,11 +310,15 @@ func (s *Store) GetState(ctx context.Context, sessionID, key string) ([]byte, er
 		return nil, fmt.Errorf("postgres: get state: %w", err)
 	}
 	var v []byte
-	err := s.pool.QueryRow(ctx, s.q.getState, sessionID, key).Scan(&v)
+	var size int64
+	err := s.pool.QueryRow(ctx, s.q.getState, sessionID, key, s.limits.RowBytes).Scan(&size, &v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: state %q of session %q: %w", key, sessionID, runlet.ErrNotFound)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("postgres: get state: %w", err)
+	}
+	if err := s.limits.Row(storerow.State(sessionID, key), size); err != nil {
 		return nil, fmt.Errorf("postgres: get state: %w", err)
 	}
 	if v == nil {
@@ -298,6 +330,9 @@ func (s *Store) GetState(ctx context.Context, sessionID, key string) ([]byte, er
 // SetState implements [runlet.StateStore].
 func (s *Store) SetState(ctx context.Context, sessionID, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("postgres: set state: %w", err)
+	}
+	if err := s.limits.Row(storerow.State(sessionID, key), int64(len(value))); err != nil {
 		return fmt.Errorf("postgres: set state: %w", err)
 	}
 	if value == nil {
@@ -334,6 +369,9 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp *runlet.Checkpoint) error
 	if err != nil {
 		return fmt.Errorf("postgres: save checkpoint %q: encode: %w", cp.RunID, err)
 	}
+	if err := s.limits.Row(storerow.Checkpoint(cp.RunID), int64(len(data))); err != nil {
+		return fmt.Errorf("postgres: save checkpoint: %w", err)
+	}
 	if _, err := s.pool.Exec(ctx, s.q.saveCheckpoint, cp.RunID, cp.SessionID, data); err != nil {
 		return fmt.Errorf("postgres: save checkpoint: %w", err)
 	}
@@ -346,11 +384,15 @@ func (s *Store) LoadCheckpoint(ctx context.Context, runID string) (*runlet.Check
 		return nil, fmt.Errorf("postgres: load checkpoint: %w", err)
 	}
 	var data []byte
-	err := s.pool.QueryRow(ctx, s.q.loadCheckpoint, runID).Scan(&data)
+	var size int64
+	err := s.pool.QueryRow(ctx, s.q.loadCheckpoint, runID, s.limits.RowBytes).Scan(&size, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound(runID)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("postgres: load checkpoint: %w", err)
+	}
+	if err := s.limits.Row(storerow.Checkpoint(runID), size); err != nil {
 		return nil, fmt.Errorf("postgres: load checkpoint: %w", err)
 	}
 	return decodeCheckpoint(runID, data)
@@ -366,8 +408,14 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (*runlet.Chec
 	}
 	var cp *runlet.Checkpoint
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// A checkpoint over the limit is refused unsent, and stays: the
+		// transaction rolls back.
 		var data []byte
-		if err := tx.QueryRow(ctx, s.q.claimCheckpoint, runID).Scan(&data); err != nil {
+		var size int64
+		if err := tx.QueryRow(ctx, s.q.claimCheckpoint, runID, s.limits.RowBytes).Scan(&size, &data); err != nil {
+			return err
+		}
+		if err := s.limits.Row(storerow.Checkpoint(runID), size); err != nil {
 			return err
 		}
 		var err error

@@ -36,6 +36,18 @@
 // group on purpose stays shared; chmod 600 an older file (and its -wal and
 // -shm) to make it private.
 //
+// # Limits
+//
+// Whoever can write the file can write any row, so what the Store reads is
+// bounded: a row (a message, a checkpoint, a state value) over
+// [WithMaxRowBytes] is refused before its value is read, and
+// [Store.LoadSession] stops at a session over [WithMaxSessionMessages] or
+// [WithMaxSessionBytes], with a [*runlet.StoreLimitError]. A message row
+// that does not decode, or names an unknown role or part type, is an error
+// wrapping [runlet.ErrInvalidRow]. Writes over the row and message limits
+// are refused the same way, so the Store never writes what it would refuse
+// to read back.
+//
 // # Schema
 //
 // Tables are prefixed runlet_ so the file can be shared with an application's
@@ -58,49 +70,17 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/internal/storerow"
 )
 
 // ErrSchemaTooNew is returned by [Open] for a file whose schema was written by
 // a newer version of this package.
 var ErrSchemaTooNew = errors.New("sqlite: database schema is newer than this package supports")
-
-// Option configures [Open].
-type Option func(*config)
-
-type config struct {
-	busyTimeout time.Duration
-	synchronous string
-	readers     int
-}
-
-// WithBusyTimeout sets how long a write waits for another process holding
-// the write lock on the same file before it fails (default 5s). Writers in
-// one process never wait on SQLite's lock: they queue for the Store's write
-// connection, which honours the context.
-func WithBusyTimeout(d time.Duration) Option {
-	return func(c *config) { c.busyTimeout = d }
-}
-
-// WithSynchronous sets PRAGMA synchronous: "FULL" (the default) makes every
-// commit durable against power loss; "NORMAL" keeps the file consistent and
-// survives a process crash, but after a power loss may lose the last commits,
-// in exchange for much faster writes (no fsync per commit). Any other value
-// makes Open fail.
-func WithSynchronous(mode string) Option {
-	return func(c *config) { c.synchronous = strings.ToUpper(mode) }
-}
-
-// WithMaxReaders bounds the pool of read connections (default: GOMAXPROCS,
-// at least 4).
-func WithMaxReaders(n int) Option {
-	return func(c *config) { c.readers = n }
-}
 
 // Store is a [runlet.Store] backed by an SQLite file. Create it with [Open];
 // it is safe for concurrent use.
@@ -110,6 +90,7 @@ type Store struct {
 	rdb  *sql.DB // read-only connections; the same as wdb for ":memory:"
 
 	insertMessage *sql.Stmt // prepared on the writer
+	limits        storerow.Limits
 }
 
 var _ runlet.Store = (*Store)(nil)
@@ -166,7 +147,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, rdb: wdb}
+	cfg.limits.Pkg = "sqlite"
+	s := &Store{path: path, wdb: wdb, rdb: wdb, limits: cfg.limits.WithDefaults()}
 
 	if err := s.migrateRetrying(ctx, cfg.busyTimeout); err != nil {
 		wdb.Close()
@@ -238,20 +220,35 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) ([]runlet.Mes
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: load session: %w", err)
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT message FROM runlet_messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	// The size of each row comes first, and a row over the limit is not
+	// read (SQLite reads octet_length from the record header); one message
+	// past the count limit is enough to refuse the session.
+	lim := s.limits
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, octet_length(message), CASE WHEN octet_length(message) <= ? THEN message END
+		FROM runlet_messages WHERE session_id = ? ORDER BY seq LIMIT ?`, lim.RowBytes, sessionID, min(lim.SessionMessages, 1<<62)+1)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load session: %w", err)
 	}
 	defer rows.Close()
 	var msgs []runlet.Message
+	var total int64
 	for rows.Next() {
+		var seq int
+		var size int64
 		var raw sql.RawBytes // valid until Next; Unmarshal copies what it keeps
-		if err := rows.Scan(&raw); err != nil {
+		if err := rows.Scan(&seq, &size, &raw); err != nil {
+			return nil, fmt.Errorf("sqlite: load session: %w", err)
+		}
+		total += size
+		if err := lim.Row(storerow.Message(sessionID, seq), size); err != nil {
+			return nil, fmt.Errorf("sqlite: load session: %w", err)
+		}
+		if err := lim.Session(sessionID, int64(len(msgs)+1), total); err != nil {
 			return nil, fmt.Errorf("sqlite: load session: %w", err)
 		}
 		msgs = append(msgs, runlet.Message{})
-		if err := json.Unmarshal(raw, &msgs[len(msgs)-1]); err != nil {
-			return nil, fmt.Errorf("sqlite: load session %q: message %d: %w", sessionID, len(msgs)-1, err)
+		if err := storerow.DecodeMessage(sessionID, seq, raw, &msgs[len(msgs)-1]); err != nil {
+			return nil, fmt.Errorf("sqlite: load session: %w", err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -273,7 +270,13 @@ func (s *Store) AppendSession(ctx context.Context, sessionID string, after int, 
 		if err != nil {
 			return fmt.Errorf("sqlite: append session %q: encode message %d: %w", sessionID, i, err)
 		}
+		if err := s.limits.Row(storerow.Message(sessionID, after+i), int64(len(b))); err != nil {
+			return fmt.Errorf("sqlite: append session: %w", err)
+		}
 		enc[i] = string(b)
+	}
+	if err := s.limits.Session(sessionID, int64(after)+int64(len(msgs)), 0); err != nil {
+		return fmt.Errorf("sqlite: append session: %w", err)
 	}
 
 	tx, err := s.wdb.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock first
@@ -326,11 +329,16 @@ func (s *Store) GetState(ctx context.Context, sessionID, key string) ([]byte, er
 		return nil, fmt.Errorf("sqlite: get state: %w", err)
 	}
 	var v []byte
-	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM runlet_state WHERE session_id = ? AND key = ?`, sessionID, key).Scan(&v)
+	var size int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT octet_length(value), CASE WHEN octet_length(value) <= ? THEN value END
+		FROM runlet_state WHERE session_id = ? AND key = ?`, s.limits.RowBytes, sessionID, key).Scan(&size, &v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: state %q of session %q: %w", key, sessionID, runlet.ErrNotFound)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("sqlite: get state: %w", err)
+	}
+	if err := s.limits.Row(storerow.State(sessionID, key), size); err != nil {
 		return nil, fmt.Errorf("sqlite: get state: %w", err)
 	}
 	if v == nil {
@@ -342,6 +350,9 @@ func (s *Store) GetState(ctx context.Context, sessionID, key string) ([]byte, er
 // SetState implements [runlet.StateStore].
 func (s *Store) SetState(ctx context.Context, sessionID, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sqlite: set state: %w", err)
+	}
+	if err := s.limits.Row(storerow.State(sessionID, key), int64(len(value))); err != nil {
 		return fmt.Errorf("sqlite: set state: %w", err)
 	}
 	if value == nil {
@@ -381,6 +392,9 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp *runlet.Checkpoint) error
 	if err != nil {
 		return fmt.Errorf("sqlite: save checkpoint %q: encode: %w", cp.RunID, err)
 	}
+	if err := s.limits.Row(storerow.Checkpoint(cp.RunID), int64(len(data))); err != nil {
+		return fmt.Errorf("sqlite: save checkpoint: %w", err)
+	}
 	_, err = s.wdb.ExecContext(ctx, `INSERT INTO runlet_checkpoints (run_id, session_id, checkpoint, saved_at) VALUES (?, ?, ?, `+now+`)
 		ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, checkpoint = excluded.checkpoint, saved_at = excluded.saved_at`,
 		cp.RunID, cp.SessionID, string(data))
@@ -396,7 +410,9 @@ func (s *Store) LoadCheckpoint(ctx context.Context, runID string) (*runlet.Check
 		return nil, fmt.Errorf("sqlite: load checkpoint: %w", err)
 	}
 	var data sql.RawBytes
-	rows, err := s.rdb.QueryContext(ctx, `SELECT checkpoint FROM runlet_checkpoints WHERE run_id = ?`, runID)
+	var size int64
+	rows, err := s.rdb.QueryContext(ctx, `SELECT octet_length(checkpoint), CASE WHEN octet_length(checkpoint) <= ? THEN checkpoint END
+		FROM runlet_checkpoints WHERE run_id = ?`, s.limits.RowBytes, runID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load checkpoint: %w", err)
 	}
@@ -407,7 +423,10 @@ func (s *Store) LoadCheckpoint(ctx context.Context, runID string) (*runlet.Check
 		}
 		return nil, notFound(runID)
 	}
-	if err := rows.Scan(&data); err != nil {
+	if err := rows.Scan(&size, &data); err != nil {
+		return nil, fmt.Errorf("sqlite: load checkpoint: %w", err)
+	}
+	if err := s.limits.Row(storerow.Checkpoint(runID), size); err != nil {
 		return nil, fmt.Errorf("sqlite: load checkpoint: %w", err)
 	}
 	return decodeCheckpoint(runID, data)
@@ -426,12 +445,19 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (*runlet.Chec
 		return nil, fmt.Errorf("sqlite: claim checkpoint: %w", err)
 	}
 	defer tx.Rollback()
+	// A checkpoint over the limit is refused unread, and stays: the
+	// transaction rolls back.
 	var data []byte
-	err = tx.QueryRowContext(ctx, `DELETE FROM runlet_checkpoints WHERE run_id = ? RETURNING checkpoint`, runID).Scan(&data)
+	var size int64
+	err = tx.QueryRowContext(ctx, `DELETE FROM runlet_checkpoints WHERE run_id = ?
+		RETURNING octet_length(checkpoint), CASE WHEN octet_length(checkpoint) <= ? THEN checkpoint END`, runID, s.limits.RowBytes).Scan(&size, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(runID)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim checkpoint: %w", err)
+	}
+	if err := s.limits.Row(storerow.Checkpoint(runID), size); err != nil {
 		return nil, fmt.Errorf("sqlite: claim checkpoint: %w", err)
 	}
 	cp, err := decodeCheckpoint(runID, data)
