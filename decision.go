@@ -49,7 +49,7 @@ func Reject(callID, reason string) Decision {
 	return Decision{CallID: callID, Reason: reason}
 }
 
-// ErrInvalidDecision: Resume refused the decisions it was given — one for
+// ErrInvalidDecision means Resume refused the decisions it was given — one for
 // a call that is not pending, two for one call, none for a pending call,
 // or edited arguments that are not a JSON object or fail the tool's
 // schema. Nothing ran and the checkpoint is not consumed. Every such error

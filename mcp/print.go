@@ -37,8 +37,8 @@ func (c ServerConfig) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plainServerConfig(c.masked()))
 }
 
-// Format prints t as its server's name: t's fields hold the ServerConfig,
+// Format prints ts as its server's name: ts's fields hold the ServerConfig,
 // and fmt prints unexported fields without asking them to mask themselves.
-func (t *Toolset) Format(s fmt.State, verb rune) {
-	fmt.Fprintf(s, "&mcp.Toolset{server: %s}", t.cfg.displayName())
+func (ts *Toolset) Format(s fmt.State, verb rune) {
+	fmt.Fprintf(s, "&mcp.Toolset{server: %s}", ts.cfg.displayName())
 }

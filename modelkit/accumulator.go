@@ -122,7 +122,7 @@ func (a *Accumulator) SetToolCallState(index int, st runlet.ToolCallPart) {
 // HasToolCalls reports whether any tool-call delta was added.
 func (a *Accumulator) HasToolCalls() bool { return len(a.calls) > 0 }
 
-// runlet.Message returns the assembled assistant message. Empty tool-call arguments
+// Message returns the assembled assistant message. Empty tool-call arguments
 // become "{}".
 func (a *Accumulator) Message() runlet.Message {
 	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(a.parts))}

@@ -174,7 +174,7 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	header.Del("Content-Length")
 	header.Del("Content-Encoding") // the recorded body is already decoded
-	var rc io.ReadCloser = io.NopCloser(bytes.NewReader(respBody))
+	rc := io.NopCloser(bytes.NewReader(respBody))
 	if r.pace > 0 {
 		rc = &pacedBody{ctx: req.Context(), rest: respBody, pause: r.pace}
 	}

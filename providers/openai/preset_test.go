@@ -15,9 +15,9 @@ import (
 
 // seen is what a fake server saw of one request.
 type seen struct {
-	path, query        string
-	auth, apiKey, goog string
-	model              string
+	path, query  string
+	auth, apiKey string
+	model        string
 }
 
 // presetServer answers Chat Completions and Responses requests, recording
