@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,10 +88,17 @@ func (b Body) Bytes() []byte {
 	return nil
 }
 
+// MaxCassetteBytes bounds the size of a file LoadCassette reads (64 MiB).
+// A cassette is test data, possibly from somewhere else; for a larger one,
+// read it yourself and call ParseCassette.
+const MaxCassetteBytes = 64 << 20
+
 // LoadCassette reads a cassette file written by Cassette.Save or
-// Recorder.Save.
+// Recorder.Save. A file over MaxCassetteBytes is refused before it is
+// read (or, when its size is not known beforehand, once it passes the
+// limit).
 func LoadCassette(path string) (*Cassette, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCassette(path)
 	if err != nil {
 		return nil, fmt.Errorf("runlettest: %w", err)
 	}
@@ -99,6 +107,26 @@ func LoadCassette(path string) (*Cassette, error) {
 		return nil, fmt.Errorf("runlettest: %s: %w", path, err)
 	}
 	return c, nil
+}
+
+func readCassette(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("%s is larger than MaxCassetteBytes (%d bytes)", path, MaxCassetteBytes)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxCassetteBytes {
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxCassetteBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxCassetteBytes {
+		return nil, tooLarge
+	}
+	return data, nil
 }
 
 // ParseCassette decodes a cassette from its JSON form.
