@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/safehttp"
 )
 
@@ -163,18 +165,46 @@ func redactURL(u string) string {
 	return p.String()
 }
 
-// redact keeps the URL's secrets out of err's message; errors.Is and As
-// still see err.
+// redact keeps the server's credentials out of err's message: the URL's
+// user info and query (the URL is shown without them) and the values of
+// its headers and credential-like environment variables, which a server
+// may echo in an error. errors.Is and As still see err.
 func (c *ServerConfig) redact(err error) error {
-	if err == nil || c.URL == "" {
-		return err
+	if err == nil {
+		return nil
 	}
 	msg := err.Error()
-	red := redactURL(c.URL)
-	if red == c.URL || !strings.Contains(msg, c.URL) {
+	out := msg
+	if c.URL != "" {
+		red := redactURL(c.URL)
+		q := strconv.Quote(c.URL)
+		out = strings.ReplaceAll(strings.ReplaceAll(out, c.URL, red), q[1:len(q)-1], red)
+	}
+	out = httpc.MaskSecrets(out, c.secrets()...)
+	if out == msg {
 		return err
 	}
-	return &redactedError{msg: strings.ReplaceAll(msg, c.URL, red), err: err}
+	return &redactedError{msg: out, err: err}
+}
+
+// secrets are the credentials the server is given: header values (and the
+// token of an "Authorization: Bearer <token>"), the URL's (see
+// safehttp.URLSecrets), and the values of environment variables named
+// like a credential (GITHUB_TOKEN, API_KEY).
+func (c *ServerConfig) secrets() []string {
+	out := safehttp.URLSecrets(c.URL)
+	for _, v := range c.Headers {
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			out = append(out, strings.TrimSpace(tok))
+		}
+		out = append(out, strings.TrimSpace(v))
+	}
+	for name, v := range c.Env {
+		if safehttp.CredentialParam(name) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 type redactedError struct {

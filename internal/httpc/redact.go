@@ -93,6 +93,19 @@ func Redact(err error, secrets ...string) error {
 	return err
 }
 
+// MaskSecrets masks in s every secret of 4 bytes or more, and every run
+// of 8 or more bytes that is part of one, as Redact does: for errors that
+// are not an adapter's (the MCP client's).
+func MaskSecrets(s string, secrets ...string) string {
+	var keep []string
+	for _, k := range secrets {
+		if len(k) >= minSecret {
+			keep = append(keep, k)
+		}
+	}
+	return maskSecrets(s, keep)
+}
+
 // maskSecrets replaces each secret, and each run of minFragment or more
 // bytes of s that is part of a secret, with Mask.
 func maskSecrets(s string, secrets []string) string {
