@@ -48,6 +48,12 @@ func wireErrors(t *testing.T, h *harness) {
 		checkTerminal(t, what, s)
 	}
 
+	// A non-streamed body cut off halfway.
+	h.srv.EnqueueReplies(longReply())
+	h.srv.InjectFault(runlettest.Fault{Truncate: true})
+	_, err = h.model.Generate(h.ctx(), request())
+	wantProviderError(t, "Generate of a body cut off halfway", err, runlet.ErrStreamIncomplete)
+
 	// A response past the limit.
 	big := runlettest.WireReply{Text: strings.Repeat("x", 3*maxResponseBytes)}
 	h.srv.EnqueueReplies(big, big)

@@ -31,8 +31,9 @@
 //     response.
 //   - Errors: a request the adapter cannot build fails before sending with
 //     a *runlet.ProviderError wrapping runlet.ErrInvalidRequest; a stream
-//     cut off (cleanly or by a reset) after its first deltas with one
-//     wrapping runlet.ErrStreamIncomplete; a response past
+//     cut off (cleanly or by a reset) after its first deltas, or a
+//     non-streamed body cut off halfway, with one wrapping
+//     runlet.ErrStreamIncomplete; a response past
 //     Server.MaxResponseBytes with one wrapping runlet.ErrResponseTooLarge.
 //   - Credentials: the server requires Server.APIKey, and no error the
 //     suite sees (including one whose body echoes the key, and one for a
