@@ -157,6 +157,9 @@
 // (github.com/runlet/runlet/modelkit): modelkit.Accumulator assembles the
 // response from deltas, modelkit.StreamResponse and modelkit.Collect derive
 // one method from the other, and modelkit.GenerateFunc and
-// modelkit.StreamFunc make a Model from a function. runlettest has a
-// scripted fake Model and fake wire servers for tests.
+// modelkit.StreamFunc make a Model from a function. Package
+// modelkit/modeltest is the conformance suite a provider's test runs in one
+// line (modeltest.Run against the fake server of its wire, as every adapter
+// here does); runlettest has a scripted fake Model and fake wire servers for
+// other tests.
 package runlet

@@ -16,7 +16,8 @@ import (
 // or with a non-nil error. A Stream must stop promptly, releasing its
 // connection, when the consumer stops ranging or ctx is cancelled.
 // Package modelkit holds the provider author's toolkit: an Accumulator for
-// the final response, and helpers deriving either method from the other.
+// the final response, and helpers deriving either method from the other;
+// modelkit/modeltest is the conformance suite that checks all of this.
 type Model interface {
 	Generate(ctx context.Context, req *ModelRequest) (*ModelResponse, error)
 	Stream(ctx context.Context, req *ModelRequest) iter.Seq2[StreamEvent, error]

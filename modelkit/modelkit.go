@@ -16,6 +16,9 @@
 //     provider that only streams drains its stream.
 //   - GenerateFunc and StreamFunc make a Model from one function, as
 //     http.HandlerFunc makes a Handler: for small adapters and tests.
+//
+// Package modeltest (github.com/runlet/runlet/modelkit/modeltest) is the
+// conformance suite a Model's test runs in one line.
 package modelkit
 
 import (

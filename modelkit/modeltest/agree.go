@@ -89,7 +89,7 @@ func compact(s string) string {
 }
 
 // checkScripted fails the test unless s is the scripted exchange.
-func checkScripted(t *testing.T, what string, s summary) {
+func checkScripted(t testing.TB, what string, s summary) {
 	t.Helper()
 	want := summary{Text: wantText, Reasoning: wantReasoning, Finish: runlet.FinishToolCalls, Calls: wantCalls}
 	got := s
@@ -105,7 +105,7 @@ func checkScripted(t *testing.T, what string, s summary) {
 // checkDeltas fails the test unless a stream's deltas add up to its
 // response: text, reasoning, and each tool call's arguments, its first
 // delta carrying its ID and name.
-func checkDeltas(t *testing.T, what string, s *streamed) {
+func checkDeltas(t testing.TB, what string, s *streamed) {
 	t.Helper()
 	if s.done == nil {
 		return
@@ -157,7 +157,7 @@ func checkDeltas(t *testing.T, what string, s *streamed) {
 	}
 }
 
-func wireAgree(t *testing.T, h *harness) {
+func wireAgree(t testing.TB, h *harness) {
 	h.srv.EnqueueReplies(exchangeReply(), exchangeReply())
 	g, err := h.model.Generate(h.ctx(), request())
 	if err != nil {
@@ -172,7 +172,7 @@ func wireAgree(t *testing.T, h *harness) {
 	h.watch.waitClosed(t, "Agree")
 }
 
-func scriptedAgree(t *testing.T, m runlet.Model) {
+func scriptedAgree(t testing.TB, m runlet.Model) {
 	g, err := m.Generate(t.Context(), request())
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -186,7 +186,7 @@ func scriptedAgree(t *testing.T, m runlet.Model) {
 
 // agree fails the test unless Generate's response g and the stream s
 // agree with each other and the script.
-func agree(t *testing.T, g *runlet.ModelResponse, s *streamed) {
+func agree(t testing.TB, g *runlet.ModelResponse, s *streamed) {
 	t.Helper()
 	if g == nil {
 		t.Fatal("Generate returned no response and no error")

@@ -13,7 +13,7 @@ import (
 
 // wantProviderError fails the test unless err is a *runlet.ProviderError
 // wrapping target.
-func wantProviderError(t *testing.T, what string, err, target error) {
+func wantProviderError(t testing.TB, what string, err, target error) {
 	t.Helper()
 	noKey(t, what, err)
 	var perr *runlet.ProviderError
@@ -22,7 +22,7 @@ func wantProviderError(t *testing.T, what string, err, target error) {
 	}
 }
 
-func wireErrors(t *testing.T, h *harness) {
+func wireErrors(t testing.TB, h *harness) {
 	// A request the adapter cannot build is never sent.
 	invalid := request()
 	invalid.Reasoning.Effort = "extreme"
@@ -65,7 +65,7 @@ func wireErrors(t *testing.T, h *harness) {
 	h.watch.waitClosed(t, "Errors")
 }
 
-func wireCredentials(t *testing.T, h *harness) {
+func wireCredentials(t testing.TB, h *harness) {
 	// A wrong key: the server refuses it.
 	wrong := h.newModel(Server{BaseURL: h.srv.BaseURL(), APIKey: testKey + "-wrong", HTTPClient: &http.Client{Transport: h.watch}, MaxResponseBytes: maxResponseBytes})
 	_, err := wrong.Generate(h.ctx(), request())

@@ -65,7 +65,7 @@ func (h *harness) ctx() context.Context {
 }
 
 // noKey fails the test if err shows the key, in its message or its fields.
-func noKey(t *testing.T, what string, err error) {
+func noKey(t testing.TB, what string, err error) {
 	t.Helper()
 	if err == nil {
 		return
@@ -123,7 +123,7 @@ func (w *watch) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // waitClosed fails the test unless every response body received so far
 // is closed within the hang guard.
-func (w *watch) waitClosed(t *testing.T, what string) {
+func (w *watch) waitClosed(t testing.TB, what string) {
 	t.Helper()
 	w.mu.Lock()
 	bodies := append([]*watchedBody(nil), w.bodies...)

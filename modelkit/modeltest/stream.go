@@ -25,7 +25,7 @@ type streamed struct {
 // drain ranges over seq in a goroutine, handing each event to visit (nil:
 // range to the end), which returns false to break. It fails the test if
 // the stream has not ended within the hang guard.
-func drain(t *testing.T, what string, seq iter.Seq2[runlet.StreamEvent, error], visit func(runlet.StreamEvent, error) bool) *streamed {
+func drain(t testing.TB, what string, seq iter.Seq2[runlet.StreamEvent, error], visit func(runlet.StreamEvent, error) bool) *streamed {
 	t.Helper()
 	s := &streamed{}
 	finished := make(chan struct{})
@@ -68,7 +68,7 @@ func drain(t *testing.T, what string, seq iter.Seq2[runlet.StreamEvent, error], 
 
 // checkTerminal fails the test unless the stream ended with exactly one
 // terminal event and yielded nothing after it.
-func checkTerminal(t *testing.T, what string, s *streamed) {
+func checkTerminal(t testing.TB, what string, s *streamed) {
 	t.Helper()
 	switch {
 	case s.err == nil && s.dones == 0:
@@ -113,7 +113,7 @@ func longReply() runlettest.WireReply {
 // some deltas on every wire, long before its end.
 const stallAt = 8
 
-func wireTerminal(t *testing.T, h *harness) {
+func wireTerminal(t testing.TB, h *harness) {
 	h.srv.EnqueueReplies(exchangeReply(), exchangeReply())
 	s := drain(t, "stream ranged to the end", h.model.Stream(h.ctx(), request()), nil)
 	if s.err != nil {
@@ -137,7 +137,7 @@ func wireTerminal(t *testing.T, h *harness) {
 	h.watch.waitClosed(t, "Terminal")
 }
 
-func wireBreak(t *testing.T, h *harness) {
+func wireBreak(t testing.TB, h *harness) {
 	h.srv.EnqueueReplies(longReply())
 	h.srv.InjectFault(runlettest.Fault{Stall: true, AfterEvents: stallAt})
 	s := drain(t, "stream left at the first delta", h.model.Stream(h.ctx(), request()), breakAtFirstDelta)
@@ -154,7 +154,7 @@ func wireBreak(t *testing.T, h *harness) {
 	}
 }
 
-func wireCancel(t *testing.T, h *harness) {
+func wireCancel(t testing.TB, h *harness) {
 	h.srv.EnqueueReplies(longReply())
 	h.srv.InjectFault(runlettest.Fault{Stall: true, AfterEvents: stallAt})
 	ctx, cancel := context.WithCancel(h.ctx())
@@ -176,7 +176,7 @@ func wireCancel(t *testing.T, h *harness) {
 
 // checkCancelled fails the test unless a cancelled stream ended with the
 // context's error, and no StreamDone.
-func checkCancelled(t *testing.T, what string, s *streamed) {
+func checkCancelled(t testing.TB, what string, s *streamed) {
 	t.Helper()
 	if !errors.Is(s.err, context.Canceled) {
 		t.Errorf("%s: ended with %v, want an error wrapping context.Canceled", what, s.err)
@@ -184,7 +184,7 @@ func checkCancelled(t *testing.T, what string, s *streamed) {
 	checkTerminal(t, what, s)
 }
 
-func scriptedTerminal(t *testing.T, m runlet.Model) {
+func scriptedTerminal(t testing.TB, m runlet.Model) {
 	s := drain(t, "stream ranged to the end", m.Stream(context.Background(), request()), nil)
 	if s.err != nil {
 		t.Fatalf("stream: %v", s.err)
@@ -196,14 +196,14 @@ func scriptedTerminal(t *testing.T, m runlet.Model) {
 	}
 }
 
-func scriptedBreak(t *testing.T, m runlet.Model) {
+func scriptedBreak(t testing.TB, m runlet.Model) {
 	s := drain(t, "stream left at the first delta", m.Stream(context.Background(), request()), breakAtFirstDelta)
 	if s.err != nil || len(s.deltas) != 1 {
 		t.Errorf("stream left at the first delta: %d deltas, error %v", len(s.deltas), s.err)
 	}
 }
 
-func scriptedCancel(t *testing.T, m runlet.Model) {
+func scriptedCancel(t testing.TB, m runlet.Model) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := drain(t, "stream cancelled mid-stream", m.Stream(ctx, request()), cancelAtFirstDelta(cancel))
