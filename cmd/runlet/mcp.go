@@ -176,16 +176,14 @@ func (a *app) cmdMCP(args []string) int {
 	server := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "runlet", Version: strings.Fields(versionString())[1]}, nil)
 	agentTool := mcp.AgentTool{Agent: s.setup.Agent, Runtime: s.rt, Name: name, Description: desc, Sessions: s.store != nil}
 	if err := mcp.AddAgent(server, agentTool); err != nil {
-		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
-		return exitFailed
+		return a.serveFailed(err)
 	}
 	if httpAddr != "" {
 		return a.serveHTTP(ctx, server, httpAddr, token, &httpOpts)
 	}
 	t := &sdkmcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}}
 	if err := server.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
-		return exitFailed
+		return a.serveFailed(err)
 	}
 	return exitOK
 }
@@ -200,7 +198,7 @@ func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token 
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s: %v\n", addr, err)
+		fmt.Fprintf(a.stderr, "runlet mcp serve: --http %s: %s\n", printable(addr), printable(err.Error()))
 		return exitUsage
 	}
 	var h http.Handler = mcp.HTTPHandler(server, opts)
@@ -229,10 +227,16 @@ func (a *app) serveHTTP(ctx context.Context, server *sdkmcp.Server, addr, token 
 		err = <-errc
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(a.stderr, "runlet mcp serve: %v\n", err)
-		return exitFailed
+		return a.serveFailed(err)
 	}
 	return exitOK
+}
+
+// serveFailed prints why serving stopped and returns its exit code. The
+// error may quote what a client sent, so it reaches the terminal as text.
+func (a *app) serveFailed(err error) int {
+	fmt.Fprintf(a.stderr, "runlet mcp serve: %s\n", printable(err.Error()))
+	return exitFailed
 }
 
 // loopback reports whether addr (host:port) listens on loopback only: a

@@ -12,14 +12,16 @@ import (
 
 // hostile holds what a terminal would act on: an OSC 52 clipboard write,
 // a title change, an erase-line, a carriage return over the line, a bell,
-// a C1 CSI (UTF-8 and a lone byte) and DEL.
-const hostile = "ok\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x1b\\\x1b[2K\rfake\u009b31m\x9b\x7f done"
+// a C1 CSI (UTF-8 and a lone byte), DEL, and bidirectional overrides and
+// isolates that show what follows in another order.
+const hostile = "ok\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x1b\\\x1b[2K\rfake\u009b31m\x9b\x7f done\u202e# fr- mr\u202c\u2067x\u2069"
 
-// rawControls reports a control character other than newline or tab, or a
-// C1 control, in s.
+// rawControls reports a control character other than newline or tab, a
+// C1 control or a bidirectional override or isolate in s.
 func rawControls(s string) bool {
 	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return true
 		}
 	}
@@ -28,17 +30,21 @@ func rawControls(s string) bool {
 
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                       "",
-		"plain text\n\tindent":   "plain text\n\tindent",
-		"héllo 世界 🙂":             "héllo 世界 🙂",
-		"a\x1b[2Kb":              `a\x1b[2Kb`,
-		"line\rover":             "lineover",
-		"crlf\r\n":               "crlf\n",
-		"bell\a":                 `bell\x07`,
-		"c1 \u009b31m":           `c1 \u009b31m`,
-		"lone \x9b byte":         "lone \uFFFD byte",
-		"del\x7f":                `del\x7f`,
-		"\x1b]52;c;cHduZWQ=\x07": `\x1b]52;c;cHduZWQ=\x07`,
+		"":                               "",
+		"plain text\n\tindent":           "plain text\n\tindent",
+		"héllo 世界 🙂":                     "héllo 世界 🙂",
+		"a\x1b[2Kb":                      `a\x1b[2Kb`,
+		"line\rover":                     "lineover",
+		"crlf\r\n":                       "crlf\n",
+		"bell\a":                         `bell\x07`,
+		"c1 \u009b31m":                   `c1 \u009b31m`,
+		"lone \x9b byte":                 "lone \uFFFD byte",
+		"del\x7f":                        `del\x7f`,
+		"\x1b]52;c;cHduZWQ=\x07":         `\x1b]52;c;cHduZWQ=\x07`,
+		"rm -rf ~ \u202e# \u202c":        `rm -rf ~ \u202e# \u202c`,
+		"\u202a\u202b\u202d\u2066\u2068": `\u202a\u202b\u202d\u2066\u2068`,
+		"marks \u200f\u200e stay":        "marks \u200f\u200e stay",
+		"עברית ועוד":                     "עברית ועוד",
 	} {
 		if got := printable(in); got != want {
 			t.Errorf("printable(%q) = %q, want %q", in, got, want)
@@ -91,5 +97,18 @@ func TestRendererPrintsNoControlSequences(t *testing.T) {
 		case !tty && !strings.Contains(out.String(), hostile):
 			t.Errorf("stdout, a pipe, lost the text as the model wrote it: %q", out.String())
 		}
+	}
+}
+
+// What "runlet mcp serve" prints when it stops on an error, which may
+// quote a client, reaches the terminal as text.
+func TestServeFailedPrintable(t *testing.T) {
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errb, func(string) string { return "" })
+	if code := a.serveFailed(errors.New(hostile)); code != exitFailed {
+		t.Errorf("exit code %d, want %d", code, exitFailed)
+	}
+	if rawControls(errb.String()) || !strings.HasPrefix(errb.String(), "runlet mcp serve: ok") {
+		t.Errorf("stderr = %q", errb.String())
 	}
 }
