@@ -119,6 +119,11 @@ func (a *Accumulator) SetToolCallState(index int, st runlet.ToolCallPart) {
 	}
 }
 
+// Len returns the number of parts assembled so far. An adapter that bounds
+// a response's memory charges each new part a fixed cost: a part costs a
+// few hundred bytes of heap however small its deltas.
+func (a *Accumulator) Len() int { return len(a.parts) }
+
 // HasToolCalls reports whether any tool-call delta was added.
 func (a *Accumulator) HasToolCalls() bool { return len(a.calls) > 0 }
 

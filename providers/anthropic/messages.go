@@ -90,6 +90,10 @@ func (m *Messages) readResponse(resp *http.Response) (*runlet.ModelResponse, err
 	if err != nil {
 		return nil, err
 	}
+	// content[] blocks are 2 containers deep.
+	if err := m.cfg.client.CheckBody(resp, body, 2, m.cfg.limit); err != nil {
+		return nil, err
+	}
 	r := getResponseScan()
 	defer r.release()
 	w := &r.w

@@ -97,7 +97,20 @@ func (d *decoder) tooLarge() error { return d.size.Err() }
 // decode handles one event. It returns the delta to yield, if any (ok), and
 // an error for error events and malformed data. After message_stop, done
 // is set and response returns the assembled response.
+//
+// Every part the event starts costs PartOverhead besides its bytes, so a
+// stream of many tiny blocks (a block index may start again) is refused
+// before it grows the heap past a few times the limit.
 func (d *decoder) decode(sseType string, data []byte) (out runlet.StreamEvent, ok bool, err error) {
+	parts := d.acc.Len()
+	out, ok, err = d.decodeEvent(sseType, data)
+	if n := d.acc.Len() - parts; n > 0 {
+		_ = d.size.AddParts(n) // tooLarge reports it
+	}
+	return out, ok, err
+}
+
+func (d *decoder) decodeEvent(sseType string, data []byte) (out runlet.StreamEvent, ok bool, err error) {
 	if sseType == "ping" {
 		return out, false, nil
 	}

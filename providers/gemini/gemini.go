@@ -89,6 +89,10 @@ func (m *Model) readResponse(resp *http.Response) (*runlet.ModelResponse, error)
 	if err != nil {
 		return nil, err
 	}
+	// candidates[].content.parts[] are 5 containers deep.
+	if err := m.cfg.client.CheckBody(resp, body, 5, m.cfg.limit); err != nil {
+		return nil, err
+	}
 	c := getChunkScanner()
 	defer c.release()
 	w := &c.resp
@@ -147,6 +151,11 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, emit func(r
 		}
 		if data := bytes.TrimSpace(ev.Data); len(data) == 0 || string(data) == "[DONE]" {
 			continue
+		}
+		// A chunk of many parts is refused before it is decoded.
+		if err := a.size.CheckObjects(ev.Data, 5); err != nil {
+			err.RequestID = httpc.RequestID(resp.Header)
+			return err
 		}
 		if err := cs.decode(ev.Data, &chunk); err != nil {
 			if _, next := r.Next(); errors.Is(next, io.EOF) {

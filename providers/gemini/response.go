@@ -185,6 +185,7 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 		fc := p.FunctionCall
 		argsJSON := wirejson.CompactOwned(fc.Args) // args are a copy or slice the body: ours
 		a.flush()
+		_ = a.size.AddParts(1)
 		a.parts = append(a.parts, runlet.ToolCallPart{ID: fc.ID, Name: fc.Name, Arguments: argsJSON, Signature: sig, Provider: a.name})
 		if emit != nil {
 			emit(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: a.calls, ID: fc.ID, Name: fc.Name, Delta: string(argsJSON)})
@@ -228,6 +229,7 @@ func (a *assembler) flush() {
 		return
 	}
 	a.open = false
+	_ = a.size.AddParts(1) // add reports it
 	if a.openThought {
 		a.parts = append(a.parts, runlet.ReasoningPart{Text: a.buf.String(), Signature: a.openSig, Provider: a.name})
 	} else {

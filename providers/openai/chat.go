@@ -200,6 +200,10 @@ func (m *ChatCompletions) decodeResponse(resp *http.Response, thinkTags bool) (*
 	if err != nil {
 		return nil, err
 	}
+	// choices[].message.tool_calls[] are 5 containers deep.
+	if err := m.r.client.CheckBody(resp, body, 5, m.r.limit); err != nil {
+		return nil, err
+	}
 	out, err := chatDecodeCompletion(m.r.name, body, thinkTags)
 	if err != nil {
 		var syn *json.SyntaxError

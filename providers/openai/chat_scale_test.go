@@ -18,7 +18,9 @@ func TestChatStreamManyToolCalls(t *testing.T) {
 	if raceEnabled {
 		n = 50_000
 	}
-	d := newChatDecoder("openai", false, 0)
+	// Each call costs httpc.PartOverhead of the limit: 200,000 need more
+	// than the 64 MiB default.
+	d := newChatDecoder("openai", false, 1<<30)
 	start := time.Now()
 	var data []byte
 	for i := range n {

@@ -181,6 +181,12 @@ func (d *chatDecoder) feed(ev sse.Event) error {
 			return nil
 		}
 	}
+	// A chunk of many choices or tool calls is refused before it is
+	// decoded (choices[].delta.tool_calls[] are 5 containers deep).
+	if err := d.size.CheckObjects(data, 5); err != nil {
+		err.RequestID = d.requestID
+		return err
+	}
 	d.body.reset()
 	var err error
 	head := d.id == "" || d.model == ""
@@ -284,11 +290,13 @@ func (d *chatDecoder) emit(kind runlet.StreamEventKind, b []byte) {
 }
 
 func (d *chatDecoder) add(ev runlet.StreamEvent) {
-	_ = d.size.Add(len(ev.Delta) + len(ev.ID) + len(ev.Name)) // feed reports it
+	parts := d.acc.Len()
 	d.acc.Add(ev)
 	if ev.Kind == runlet.StreamReasoningDelta && d.lastKind != runlet.StreamReasoningDelta {
 		d.acc.SetReasoningState(runlet.ReasoningPart{Provider: d.provider})
 	}
+	// feed reports it; a new part costs PartOverhead
+	_ = d.size.Add(len(ev.Delta) + len(ev.ID) + len(ev.Name) + (d.acc.Len()-parts)*httpc.PartOverhead)
 	d.lastKind = ev.Kind
 	d.events = append(d.events, ev)
 }

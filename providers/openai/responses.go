@@ -225,6 +225,10 @@ func (m *Responses) decodeResponse(resp *http.Response) (*runlet.ModelResponse, 
 	if err != nil {
 		return nil, err
 	}
+	// output[].content[] are 4 containers deep.
+	if err := m.r.client.CheckBody(resp, body, 4, m.r.limit); err != nil {
+		return nil, err
+	}
 	return m.decodeBody(resp, body, true)
 }
 

@@ -86,6 +86,13 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 		// have come first.
 		return d.incomplete(nil)
 	}
+	// An event of many output items (response.completed, whose
+	// response.output[].content[] are 5 containers deep) is refused before
+	// it is decoded.
+	if err := d.size.CheckObjects(data, 5); err != nil {
+		err.RequestID = d.requestID
+		return err
+	}
 	ev := &d.ev
 	*ev = respEvent{Item: ev.Item[:0], Response: ev.Response[:0], Code: ev.Code[:0]}
 	var err error
@@ -111,6 +118,9 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 		return err
 	}
 	a := &d.a
+	// Every output item costs PartOverhead, so a stream of many tiny items
+	// is refused before they grow the heap past a few times the limit.
+	items := len(a.items)
 	switch typ {
 	case "response.output_text.delta":
 		a.delta(ev.OutputIndex, respItemMessage, 0, ev.Delta, false)
@@ -150,6 +160,9 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 		if err := a.finish(&w); err != nil {
 			return d.malformed(typ, err)
 		}
+		if err := d.size.AddParts(len(a.items) - items); err != nil {
+			return err
+		}
 		a.emit(runlet.StreamEvent{Kind: runlet.StreamDone, Response: a.response(&w)})
 		d.err = io.EOF
 	case "error":
@@ -157,7 +170,7 @@ func (d *respDecoder) handle(sseType string, data []byte) error {
 	}
 	// Everything else (created, in_progress, content parts, annotations,
 	// built-in tool progress, events added later) carries nothing to forward.
-	return nil
+	return d.size.AddParts(len(a.items) - items)
 }
 
 // respHandled reports whether the decoder reads the event type's fields.
