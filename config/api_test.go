@@ -17,6 +17,9 @@ func TestAPI(t *testing.T) {
 		// Printing masks credentials (print.go).
 		"File.Format", "File.LogValue", "File.MarshalJSON", "Model.Format", "Model.LogValue", "Model.MarshalJSON",
 		"MCPServer.Format", "MCPServer.LogValue", "MCPServer.MarshalJSON",
+		"ToolRef.Format", "ToolRef.LogValue", "ToolRef.MarshalJSON",
+		// Tools made from params in the file (factory.go).
+		"Factory", "ToolFactory",
 		"Setup", "Setup.NewRuntime", "Setup.ConnectMCP",
 		"Error", "Error.Error",
 		// The CLI checks a --output-schema file before any call.

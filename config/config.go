@@ -118,15 +118,26 @@ type Context struct {
 }
 
 // ToolRef names a tool. In YAML it is the name alone, or a mapping with a
-// per-tool policy:
+// per-tool policy, or a tool a factory makes from params (see ToolFactory):
 //
 //	tools:
 //	  - current_time
 //	  - name: delete_file
 //	    timeout: 10s
 //	    require_approval: true
+//	  - name: search_news
+//	    use: serper
+//	    params: {api_key: "${SERPER_API_KEY}", type: news}
 type ToolRef struct {
-	Name            string        `yaml:"name"`
+	// Name is the tool's name: a tool of the Loader's Tools or a built-in,
+	// or, with Use, the name of the tool the factory makes (default: Use).
+	Name string `yaml:"name"`
+	// Use names a factory of Loader.Factories that makes the tool.
+	Use string `yaml:"use"`
+	// Params is what the file's params: decoded into: a value of the
+	// factory's params type, or nil when the file has none (the factory
+	// then gets its zero value). Printing masks its credential fields.
+	Params          any           `yaml:"-"`
 	Timeout         time.Duration `yaml:"timeout"`
 	RequireApproval bool          `yaml:"require_approval"`
 }
@@ -165,6 +176,9 @@ type Loader struct {
 	// Tools are the tools a config may name besides the built-ins; a tool
 	// here shadows a built-in of the same name.
 	Tools Registry
+	// Factories make the tools a config names with use:, by factory name,
+	// from their params: (see ToolFactory).
+	Factories map[string]ToolFactory
 	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// AllowEnv lists the variables that a config file may read outside
@@ -221,7 +235,7 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	if len(data) > l.maxBytes() {
 		return nil, l.tooLarge(name)
 	}
-	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}, allow: l.AllowEnv}
+	d := &decoder{file: name, lookup: l.LookupEnv, pos: map[string]pos{}, allow: l.AllowEnv, factories: l.Factories}
 	if d.lookup == nil {
 		d.lookup = os.LookupEnv
 		d.environ = os.Environ
@@ -239,7 +253,7 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	// model.provider is not also a missing provider).
 	bad := badFields(d.errs)
 	d.errs = append(d.errs, f.validate(bad)...)
-	_, errs := l.resolveTools(f, bad)
+	_, errs := l.resolveTools(f, bad, false)
 	d.errs = append(d.errs, errs...)
 	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) {
 		d.errs = append(d.errs, f.errAt("model.provider", p, "%s", unknownProvider(p)))
@@ -344,9 +358,10 @@ func (f *File) validate(bad fieldSet) []error {
 }
 
 // resolveTools finds the tools f names, in the Loader's Tools and the
-// built-ins; a tool unknown or listed twice is an error, but not one whose
-// entry is in bad.
-func (l *Loader) resolveTools(f *File, bad fieldSet) ([]runlet.Tool, []error) {
+// built-ins, or their factories; a tool or factory unknown or a name
+// listed twice is an error, but not one whose entry is in bad. With build,
+// it makes the tools of factories too; without, it returns no tools.
+func (l *Loader) resolveTools(f *File, bad fieldSet, build bool) ([]runlet.Tool, []error) {
 	var errs []error
 	var tools []runlet.Tool
 	seen := map[string]bool{}
@@ -355,25 +370,49 @@ func (l *Loader) resolveTools(f *File, bad fieldSet) ([]runlet.Tool, []error) {
 		if bad.under(field) {
 			continue
 		}
-		t, ok := l.Tools[ref.Name]
-		if !ok {
-			t, ok = builtins[ref.Name]
-		}
-		if !ok {
-			avail := slices.Collect(maps.Keys(l.Tools))
-			for name := range builtins {
-				if !slices.Contains(avail, name) {
-					avail = append(avail, name)
+		var t runlet.Tool
+		if ref.Use != "" {
+			fac, ok := l.Factories[ref.Use]
+			if !ok {
+				avail := slices.Collect(maps.Keys(l.Factories))
+				errs = append(errs, f.errAt(field+".use", ref.Use, "unknown tool factory %q%s (registered: %s)", ref.Use, suggest.Hint(ref.Use, avail), list(avail)))
+				continue
+			}
+			if build {
+				var err error
+				if t, err = buildTool(fac, ref); err != nil {
+					errs = append(errs, f.errAt(field, ref.Name, "tool %q (use: %s): %v", ref.Name, ref.Use, err))
+					continue
 				}
 			}
-			errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)", ref.Name, suggest.Hint(ref.Name, avail), list(avail)))
-			continue
+		} else {
+			var ok bool
+			if t, ok = l.Tools[ref.Name]; !ok {
+				t, ok = builtins[ref.Name]
+			}
+			if !ok {
+				avail := slices.Collect(maps.Keys(l.Tools))
+				for name := range builtins {
+					if !slices.Contains(avail, name) {
+						avail = append(avail, name)
+					}
+				}
+				hint := ""
+				if _, isFactory := l.Factories[ref.Name]; isFactory {
+					hint = fmt.Sprintf("; %q is a tool factory: write use: %s, with a name for the tool", ref.Name, ref.Name)
+				}
+				errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)%s", ref.Name, suggest.Hint(ref.Name, avail), list(avail), hint))
+				continue
+			}
 		}
 		if seen[ref.Name] {
 			errs = append(errs, f.errAt(field, ref.Name, "tool %q is listed twice", ref.Name))
 			continue
 		}
 		seen[ref.Name] = true
+		if !build {
+			continue
+		}
 		if ref.Timeout > 0 || ref.RequireApproval {
 			t = withPolicy(t, ref)
 		}
@@ -407,7 +446,7 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	if err != nil {
 		errs = append(errs, f.errAt("model.provider", f.Model.Provider, "%s", err.Error()))
 	}
-	tools, terrs := l.resolveTools(f, nil)
+	tools, terrs := l.resolveTools(f, nil, true)
 	errs = append(errs, terrs...)
 	output, err := outputSchema(f.OutputSchema)
 	if err != nil {

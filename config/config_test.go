@@ -424,7 +424,15 @@ func TestDocFormatIsValid(t *testing.T) {
 		yaml.WriteString(strings.TrimPrefix(line, "//\t"))
 	}
 	weather := runlet.NewTool("get_weather", "w", func(_ context.Context, in echoArgs) (string, error) { return "", nil })
-	l := &config.Loader{Tools: config.Tools(weather), LookupEnv: env("OPENAI_API_KEY", "k", "GITHUB_TOKEN", "t")}
+	type serperParams struct {
+		APIKey string `yaml:"api_key" config:"credential"`
+		Type   string `yaml:"type"`
+	}
+	serper := config.Factory(func(name string, p serperParams) (runlet.Tool, error) {
+		return runlet.NewTool(name, "s", func(context.Context, struct{}) (string, error) { return p.Type, nil }), nil
+	})
+	l := &config.Loader{Tools: config.Tools(weather), Factories: map[string]config.ToolFactory{"serper": serper},
+		LookupEnv: env("OPENAI_API_KEY", "k", "GITHUB_TOKEN", "t", "SERPER_API_KEY", "s")}
 	f, err := l.Decode("doc.go", []byte(yaml.String()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, yaml.String())

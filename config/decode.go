@@ -47,6 +47,9 @@ type decoder struct {
 	// were expanded, so messages never show a variable's value (it may be a
 	// secret).
 	raw map[*yaml.Node]string
+	// factories are the Loader's tool factories, whose params types
+	// decode the tools' params.
+	factories map[string]ToolFactory
 }
 
 const maxErrors = 20
@@ -177,7 +180,7 @@ func (d *decoder) decode(at *yaml.Node, v reflect.Value, field string) {
 		var b bool
 		_ = s.Decode(&b)
 		v.SetBool(b)
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		s, ok := d.scalar(n, here, "an integer")
 		if !ok {
 			return
@@ -187,8 +190,27 @@ func (d *decoder) decode(at *yaml.Node, v reflect.Value, field string) {
 			d.errorf(n, field, "want an integer, got %s", d.describe(s))
 			return
 		}
+		if v.OverflowInt(i) {
+			d.errorf(n, field, "%d is out of range for this field", i)
+			return
+		}
 		v.SetInt(i)
-	case reflect.Float64:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		s, ok := d.scalar(n, here, "an integer")
+		if !ok {
+			return
+		}
+		var u uint64
+		if s.ShortTag() != "!!int" || s.Decode(&u) != nil {
+			d.errorf(n, field, "want a non-negative integer, got %s", d.describe(s))
+			return
+		}
+		if v.OverflowUint(u) {
+			d.errorf(n, field, "%d is out of range for this field", u)
+			return
+		}
+		v.SetUint(u)
+	case reflect.Float32, reflect.Float64:
 		s, ok := d.scalar(n, here, "a number")
 		if !ok {
 			return
@@ -237,20 +259,27 @@ func (d *decoder) decode(at *yaml.Node, v reflect.Value, field string) {
 			v.Set(reflect.ValueOf(g))
 		}
 	default:
-		panic("config: unsupported field type " + t.String())
+		// Only a factory's params type can get here: the program's, not
+		// the file's, mistake, but an error all the same.
+		d.errorf(n, field, "this program's params type has a field of type %s, which a config cannot hold", t)
 	}
 }
 
 // fieldName is the YAML key of a struct field: its yaml tag, else its json
-// tag (so runlet.Settings and runlet.UsageLimits read as they marshal).
+// tag (so runlet.Settings and runlet.UsageLimits read as they marshal),
+// else its name in lower case (as go.yaml.in/yaml/v3 has it, for a tool
+// factory's params type).
 func fieldName(f reflect.StructField) string {
-	tag := f.Tag.Get("yaml")
-	if tag == "" {
-		tag = f.Tag.Get("json")
+	tag, ok := f.Tag.Lookup("yaml")
+	if !ok {
+		tag, ok = f.Tag.Lookup("json")
 	}
 	name, _, _ := strings.Cut(tag, ",")
-	if name == "-" || !f.IsExported() {
+	if name == "-" || !f.IsExported() || f.Anonymous {
 		return ""
+	}
+	if !ok || name == "" {
+		return strings.ToLower(f.Name)
 	}
 	return name
 }
@@ -307,12 +336,21 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 	}
 }
 
-// decodeToolRef accepts a tool name or {name, timeout, require_approval}.
+// decodeToolRef accepts a tool name, or {name, use, params, timeout,
+// require_approval}; params decode into the type of use's factory.
 func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
 	if n.Kind == yaml.MappingNode {
-		d.decodeStruct(n, v, field)
-		if v.FieldByName("Name").String() == "" {
+		rest, params := splitKey(n, "params")
+		d.decodeStruct(rest, v, field)
+		ref := v.Addr().Interface().(*ToolRef)
+		if ref.Name == "" && ref.Use != "" {
+			ref.Name = ref.Use
+		}
+		if ref.Name == "" {
 			d.errorf(n, field, "a tool needs a name (name: current_time)")
+		}
+		if params != nil {
+			d.decodeParams(params, ref, field+".params")
 		}
 		return
 	}
@@ -323,6 +361,40 @@ func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
 	}
 	if ok {
 		v.FieldByName("Name").SetString(s.Value)
+	}
+}
+
+// splitKey returns the mapping n without key, and key's key and value
+// nodes (nil when n has no such key).
+func splitKey(n *yaml.Node, key string) (rest *yaml.Node, kv []*yaml.Node) {
+	c := *n
+	c.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && kv == nil {
+			kv = n.Content[i : i+2]
+			continue
+		}
+		c.Content = append(c.Content, n.Content[i], n.Content[i+1])
+	}
+	return &c, kv
+}
+
+// decodeParams decodes a tool's params (kv: the key and value nodes) into
+// the params type of the tool's factory.
+func (d *decoder) decodeParams(kv []*yaml.Node, ref *ToolRef, field string) {
+	if ref.Use == "" {
+		d.errorf(kv[0], field, "params go with use: the tool factory that takes them (use: FACTORY)")
+		return
+	}
+	fac, ok := d.factories[ref.Use]
+	if !ok {
+		return // resolveTools reports the unknown factory
+	}
+	p := reflect.New(fac.paramsType()).Elem()
+	errs := len(d.errs)
+	d.decode(kv[1], p, field)
+	if len(d.errs) == errs {
+		ref.Params = p.Interface()
 	}
 }
 

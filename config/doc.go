@@ -48,6 +48,9 @@
 //	  - name: get_weather           # or with a per-tool policy
 //	    timeout: 10s
 //	    require_approval: false
+//	  - name: search_news           # or made by a factory (Loader.Factories)
+//	    use: serper                 #   from its params, decoded strictly
+//	    params: {api_key: "${SERPER_API_KEY}", type: news}
 //	tool_timeout: 30s               # for tools without their own timeout
 //	tool_concurrency: 4             # parallel tool calls per turn
 //	mcp_servers:                    # tools of MCP servers, named NAME_TOOL
@@ -95,7 +98,9 @@
 // send ${AWS_SECRET_ACCESS_KEY} to the model. So a file may read any
 // variable only in its credential fields: model.api_key, model.base_url,
 // model.headers, and an MCP server's url, headers and env (a server's
-// process inherits the environment anyway). Every other field (the
+// process inherits the environment anyway), and the fields of a tool
+// factory's params that its Go type tags config:"credential" (see
+// ToolFactory). Every other field (the
 // instructions, options, output_schema, settings, names, tools, numbers)
 // reads only the variables the program lists in Loader.AllowEnv, by name or
 // by prefix ("APP_*"; "*" for files you wrote), or the CLI user allows with
@@ -117,15 +122,18 @@
 //
 // # Printing
 //
-// File, Model and MCPServer print (every fmt verb), log (slog) and marshal
-// to JSON with their credentials masked: the API key and every header and
-// env value as [REDACTED], base_url and an MCP server's url without user
-// info, query values or fragment. A value is still there to use; only its
+// File, Model, MCPServer and ToolRef print (every fmt verb), log (slog)
+// and marshal to JSON with their credentials masked: the API key and every
+// header and env value as [REDACTED], base_url and an MCP server's url
+// without user info, query values or fragment, and a tool's params'
+// credential fields as [REDACTED]. A value is still there to use; only its
 // printed form is masked.
 //
 // # Built-in tools
 //
 // current_time (the date and time, in a time zone the model may name) and
 // calculator (arithmetic) need no Go code. A Go program adds its own tools
-// through the Loader's registry.
+// through the Loader's registry (Loader.Tools), and tool factories
+// (Loader.Factories, made with Factory) that make as many tools of a kind
+// as the file configures, each from its own params.
 package config
