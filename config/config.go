@@ -16,8 +16,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/suggest"
-	"github.com/runlet/runlet/providers/anthropic"
-	"github.com/runlet/runlet/providers/gemini"
 	"github.com/runlet/runlet/providers/openai"
 )
 
@@ -91,6 +89,12 @@ type Model struct {
 	// AllowInsecureHTTP lets the key and headers go over plain http:// to
 	// a host that is not loopback (the adapters' Config.AllowInsecureHTTP).
 	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
+	// StreamIdleTimeout bounds how long a streamed response may go without
+	// a byte from the server, its headers included, such as 2m; past it the
+	// call fails as an incomplete stream, retried like a dropped
+	// connection (the adapters' Config.StreamIdleTimeout). Zero or absent
+	// means the adapters' default, 10 minutes.
+	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
 	// MaxRetries bounds retries of failed requests; nil means the
 	// provider's default (2), 0 means none.
 	MaxRetries *int `yaml:"max_retries"`
@@ -491,61 +495,6 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 		opts = append(opts, runlet.WithPrices(maps.Clone(f.Prices)))
 	}
 	return &Setup{Agent: agent, RuntimeOptions: opts, File: f}, nil
-}
-
-// newModel builds the provider adapter the model section names.
-func (l *Loader) newModel(m Model) (runlet.Model, error) {
-	var headers http.Header
-	if len(m.Headers) > 0 {
-		headers = http.Header{}
-		for k, v := range m.Headers {
-			headers.Set(k, v)
-		}
-	}
-	retries := 0
-	if m.MaxRetries != nil {
-		retries = *m.MaxRetries
-		if retries == 0 {
-			retries = -1 // the adapters read 0 as "default"
-		}
-	}
-	oc := openai.Config{
-		APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
-		HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
-		AllowInsecureHTTP: m.AllowInsecureHTTP,
-	}
-	switch m.Provider {
-	case "openai":
-		return openai.NewChatCompletions(oc), nil
-	case "openai-responses":
-		return openai.NewResponses(oc), nil
-	case "anthropic":
-		return anthropic.NewMessages(anthropic.Config{
-			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
-			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
-			AllowInsecureHTTP: m.AllowInsecureHTTP,
-		}), nil
-	case "gemini":
-		return gemini.New(gemini.Config{
-			APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Name,
-			HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
-			AllowInsecureHTTP: m.AllowInsecureHTTP,
-		}), nil
-	}
-	p, ok := openai.Presets[m.Provider]
-	if !ok {
-		return nil, unknownProvider(m.Provider)
-	}
-	cfg := p.Config(m.Name)
-	if m.BaseURL != "" {
-		cfg.BaseURL = m.BaseURL
-	}
-	if m.APIKey != "" {
-		cfg.APIKey = m.APIKey
-	}
-	cfg.HTTPClient, cfg.Headers, cfg.MaxRetries = l.HTTPClient, headers, retries
-	cfg.AllowInsecureHTTP = m.AllowInsecureHTTP
-	return openai.NewChatCompletions(cfg), nil
 }
 
 // outputSchema turns the output_schema section into an OutputSchema named

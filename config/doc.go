@@ -22,6 +22,7 @@
 //	  api_key: ${OPENAI_API_KEY}    # never inline; empty means the provider's variable
 //	  headers: {X-Title: my-app}    # added to every request
 //	  max_retries: 2                # 0: no retries
+//	  stream_idle_timeout: 2m       # a stream silent this long fails (default 10m)
 //	  settings:                     # common request settings
 //	    temperature: 0.2
 //	    top_p: 1
