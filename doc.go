@@ -6,23 +6,88 @@
 // It is not a hosted platform, a web framework, a graph workflow engine or a
 // memory framework. It is the engine you embed.
 //
-// # Running an agent
+// # A tour
 //
-// An Agent is plain data; a Runtime runs agents and is safe for concurrent
-// runs:
+// Six things in a dozen lines each; each is a runnable example on this page
+// (Example_run, Example_tool, Example_stream, Example_typedOutput,
+// Example_sessions, Example_severalAgents), with a scripted model from
+// package runlettest standing in for the provider. Beyond this package,
+// they import one provider.
 //
-//	agent := &runlet.Agent{
-//		Name:         "assistant",
-//		Instructions: "Be concise.",
-//		Model:        openai.NewChatCompletions(openai.Config{Model: "gpt-4o-mini"}),
-//		Tools:        []runlet.Tool{weather},
-//	}
+// Run an agent. An Agent is plain data; a Runtime runs agents and is safe
+// for concurrent runs:
+//
+//	model := openai.NewResponses(openai.Config{Model: "gpt-5-mini"}) // key from $OPENAI_API_KEY
+//	agent := &runlet.Agent{Name: "assistant", Instructions: "Be concise.", Model: model}
 //	rt := runlet.NewRuntime()
-//	res, err := rt.Run(ctx, agent, "Weather in Shanghai?")
+//	res, err := rt.Run(ctx, agent, "Say hello.")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	fmt.Println(res.Output)
 //
-// Runtime.Stream runs the same state machine and yields typed events as they
-// happen (text deltas, tool calls, results, a terminal event). Runtime.Run is
-// Stream drained, calling the model without streaming.
+// Add a tool: a typed Go function; its JSON Schema is inferred from the
+// argument type, and the model's arguments are validated before it runs:
+//
+//	type WeatherArgs struct {
+//		City string `json:"city" jsonschema:"the city, e.g. Shanghai"`
+//	}
+//	weather := runlet.NewTool("get_weather", "Current weather for a city.",
+//		func(ctx context.Context, in WeatherArgs) (string, error) {
+//			return "sunny, 24°C in " + in.City, nil
+//		})
+//	agent := &runlet.Agent{Name: "assistant", Model: model, Tools: []runlet.Tool{weather}}
+//	res, err := runlet.NewRuntime().Run(ctx, agent, "Weather in Shanghai?")
+//
+// Stream: Runtime.Stream runs the same state machine and yields typed
+// events as they happen (text deltas, tool calls, results, one terminal
+// event); Runtime.Run is Stream drained, calling the model without
+// streaming:
+//
+//	for ev, err := range rt.Stream(ctx, agent, "Weather in Shanghai?") {
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		switch ev := ev.(type) {
+//		case *runlet.TextDelta:
+//			fmt.Print(ev.Delta)
+//		case *runlet.ToolStarted:
+//			fmt.Println("calling", ev.Call.Name)
+//		}
+//	}
+//
+// Ask for a typed answer (see Typed answers below):
+//
+//	type Contact struct {
+//		Name  string `json:"name"`
+//		Email string `json:"email,omitempty"`
+//	}
+//	res, err := runlet.RunAs[Contact](ctx, rt, agent, "Ada Lovelace, ada@example.com")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	fmt.Println(res.Value.Name, res.Value.Email)
+//
+// Keep a conversation in a session: each run loads its history and stores
+// its complete turns (see State, crash safety and resume below):
+//
+//	rt := runlet.NewRuntime(runlet.WithStore(runlet.NewMemoryStore()))
+//	_, err := rt.Run(ctx, agent, "My name is Ada.", runlet.WithSession("user-42"))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res, err := rt.Run(ctx, agent, "What is my name?", runlet.WithSession("user-42"))
+//
+// Several agents: a handoff gives another agent the conversation
+// (Agent.AsTool makes an agent another's tool instead):
+//
+//	billing := &runlet.Agent{Name: "billing", Description: "Refunds and invoices.", Model: model}
+//	triage := &runlet.Agent{Name: "triage", Model: model, Handoffs: []runlet.Handoff{{Agent: billing}}}
+//	res, err := rt.Run(ctx, triage, "I want a refund.")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	fmt.Println(res.Agent+":", res.Output)
 //
 // # Options
 //
@@ -162,4 +227,12 @@
 // line (modeltest.Run against the fake server of its wire, as every adapter
 // here does); runlettest has a scripted fake Model and fake wire servers for
 // other tests.
+//
+// The names on this page that are a provider's and seldom an
+// application's: Model, ModelRequest, ModelResponse, StreamEvent and
+// StreamEventKind (StreamTextDelta … StreamDone), OutputModer,
+// ProviderError, and the sentinels a provider's errors wrap:
+// ErrInvalidRequest, ErrStreamIncomplete, ErrMalformedStream,
+// ErrResponseTooLarge. Every other name is the application's. STYLE.md in
+// the repository lists, for maintainers, the names no example shows.
 package runlet
