@@ -34,7 +34,7 @@ else
   if [ ! -x "$bin" ]; then
     total=$(cd internal/devserver && GOFLAGS="-mod=readonly" go list -deps . | wc -l)
     echo "temporal/ci.sh: building the Temporal dev server ($total packages) into $dir, once for these sources."
-    echo "temporal/ci.sh: the first build takes about 15 minutes on a 2-core machine (~2.6 GB of memory while linking);"
+    echo "temporal/ci.sh: the first build takes 15-25 minutes on a 2-core machine (~2.6 GB of memory while linking);"
     echo "temporal/ci.sh: to use a running server instead (temporal server start-dev), set RUNLET_TEMPORAL_ADDRESS=127.0.0.1:7233."
     mkdir -p "$dir"
     tmp=$(mktemp "$dir/devserver.XXXXXX")
