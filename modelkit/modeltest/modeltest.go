@@ -24,7 +24,7 @@
 //     the HTTP response body is closed.
 //   - Cancel: cancelling the context mid-stream ends the stream with the
 //     context's error (never a StreamDone) and closes the body; a call
-//     with a cancelled context fails with it.
+//     with a cancelled context fails with it and sends nothing.
 //   - Agree: Generate and Stream give the same text, reasoning, tool
 //     calls, finish reason and usage for the same scripted exchange, as
 //     scripted (usage included), and a stream's deltas add up to its

@@ -165,6 +165,7 @@ func wireCancel(t testing.TB, h *harness) {
 
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
+	sent := len(h.srv.Requests())
 	_, err := h.model.Generate(ctx, request())
 	noKey(t, "Generate with a cancelled context", err)
 	if !errors.Is(err, context.Canceled) {
@@ -172,6 +173,9 @@ func wireCancel(t testing.TB, h *harness) {
 	}
 	s = drain(t, "Stream with a cancelled context", h.model.Stream(ctx, request()), nil)
 	checkCancelled(t, "Stream with a cancelled context", s)
+	if n := len(h.srv.Requests()) - sent; n != 0 {
+		t.Errorf("calls with a cancelled context sent %d requests", n)
+	}
 }
 
 // checkCancelled fails the test unless a cancelled stream ended with the

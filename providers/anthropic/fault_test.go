@@ -294,35 +294,6 @@ func hangingServer(t *testing.T) *httptest.Server {
 }
 
 func TestCancellation(t *testing.T) {
-	t.Run("mid-stream", func(t *testing.T) {
-		m := newTestModel(hangingServer(t).URL, Config{})
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		var gotErr error
-		n := 0
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for ev, err := range m.Stream(ctx, userRequest("x")) {
-				if err != nil {
-					gotErr = err
-					break
-				}
-				n++
-				if ev.Delta == "hi" {
-					cancel()
-				}
-			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
-			t.Fatal("stream did not stop after cancel")
-		}
-		if !errors.Is(gotErr, context.Canceled) || n != 1 {
-			t.Errorf("err %v after %d events", gotErr, n)
-		}
-	})
 	t.Run("deadline mid-stream", func(t *testing.T) {
 		m := newTestModel(hangingServer(t).URL, Config{})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -352,22 +323,6 @@ func TestCancellation(t *testing.T) {
 			}
 		}
 	})
-	t.Run("already cancelled", func(t *testing.T) {
-		srv, m := newServerModel(t, Config{}, hello)
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_, err := m.Generate(ctx, userRequest("x"))
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Generate: %v", err)
-		}
-		_, _, err = collect(t, m.Stream(ctx, userRequest("x")))
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Stream: %v", err)
-		}
-		if n := len(srv.Requests()); n != 0 {
-			t.Errorf("%d requests sent", n)
-		}
-	})
 }
 
 // TestAPIKeyNeverInErrors drives the error paths with a key in the config
@@ -381,12 +336,6 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Header.Get("X-Api-Key"); got != testKey {
 		t.Fatalf("x-api-key = %q", got)
-	}
-
-	wrong := newTestModel(srv.URL, Config{APIKey: testKey + "-wrong", MaxRetries: -1})
-	_, err := wrong.Generate(ctxTimeout(t), userRequest("x"))
-	if perr := requireProviderError(t, err); perr.StatusCode != 401 || perr.Type != "authentication_error" {
-		t.Errorf("err = %#v", *perr)
 	}
 
 	for _, f := range []runlettest.Fault{{Status: 500}, {Reset: true}, {Truncate: true, AfterEvents: 2}} {

@@ -376,27 +376,6 @@ func TestChatStreamErrorEvents(t *testing.T) {
 	}
 }
 
-// Breaking out of the loop stops the stream and closes the connection.
-func TestChatStreamBreak(t *testing.T) {
-	srv, m := chatTestServer(t, Config{}, runlettest.OpenAIChatReply{Text: strings.Repeat("x", 4000)})
-	srv.ChunkSize = 1
-	n := 0
-	for ev, err := range m.Stream(context.Background(), userReq("hi")) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Kind == runlet.StreamTextDelta {
-			n++
-		}
-		if n == 3 {
-			break
-		}
-	}
-	if n != 3 {
-		t.Fatalf("n = %d", n)
-	}
-}
-
 // A server that ignores "stream": true and answers with JSON still works,
 // and a JSON error object with status 200 is an error.
 func TestChatStreamJSONAnswer(t *testing.T) {
