@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -210,10 +211,70 @@ func (t *funcTool) validateArgs(args json.RawMessage, validJSON bool) error {
 	if err := json.Unmarshal(args, &v); err != nil {
 		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidJSON, Err: err}
 	}
+	if err := caseTwins(v, t.spec.InputSchema); err != nil {
+		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
+	}
 	if err := t.resolved.Validate(v); err != nil {
 		return &ToolError{Tool: t.spec.Name, Kind: ToolInvalidArgs, Err: err}
 	}
 	return nil
+}
+
+// caseTwins refuses an object, at any depth of v, with two property names
+// that differ only in case ("path" and "PATH", or "k" and the Kelvin sign
+// "\u212a"), or with a name that is one of its schema's properties but
+// for case. encoding/json fills a struct field from any of them, the last
+// one winning, while the schema checks each name on its own: without
+// this, a schema that allows other properties would check "path" (or
+// nothing) and the tool would get "PATH". s is v's schema, or nil.
+func caseTwins(v any, s *jsonschema.Schema) error {
+	switch v := v.(type) {
+	case map[string]any:
+		var props map[string]*jsonschema.Schema
+		if s != nil {
+			props = s.Properties
+		}
+		seen := make(map[string]string, len(v)+len(props))
+		for k := range v {
+			f := fold(k)
+			if twin, ok := seen[f]; ok {
+				return twins(k, twin)
+			}
+			seen[f] = k
+		}
+		for name := range props {
+			if k, ok := seen[fold(name)]; ok && k != name {
+				if _, declared := props[k]; !declared {
+					return twins(k, name)
+				}
+			}
+		}
+		for k, e := range v {
+			if err := caseTwins(e, props[k]); err != nil {
+				return err
+			}
+		}
+	case []any:
+		var items *jsonschema.Schema
+		if s != nil {
+			items = s.Items
+		}
+		for _, e := range v {
+			if err := caseTwins(e, items); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func twins(a, b string) error {
+	return fmt.Errorf("properties %q and %q differ only in case; names are case-sensitive", min(a, b), max(a, b))
+}
+
+// fold is s case-folded as encoding/json matches names to fields.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune { return unicode.ToUpper(unicode.ToLower(r)) }, s)
 }
 
 // SchemaFor returns the JSON Schema inferred from T, the way NewTool infers

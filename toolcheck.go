@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"bytes"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -248,6 +249,8 @@ func (q *quickSchema) checkObject(data []byte, i int) (int, bool) {
 		case k >= 0:
 			seen |= 1 << k
 			s = q.props[k].s
+		case q.foldsToProp(key):
+			return 0, false // "PATH" for "path": see caseTwins
 		case q.extra == extraNone:
 			return 0, false
 		case q.extra == extraSchema:
@@ -263,6 +266,16 @@ func (q *quickSchema) checkObject(data []byte, i int) (int, bool) {
 		}
 	}
 	return i + 1, seen&q.required == q.required
+}
+
+// foldsToProp reports whether key is one of q's properties but for case.
+func (q *quickSchema) foldsToProp(key []byte) bool {
+	for j := range q.props {
+		if bytes.EqualFold(key, []byte(q.props[j].name)) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsString(list []string, b []byte) bool {
