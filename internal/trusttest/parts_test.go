@@ -1,11 +1,11 @@
 package trusttest
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/runlet/runlet"
@@ -30,9 +30,38 @@ type tinyWire struct {
 
 // tinyWires are, per adapter row and mode, the smallest parts each API
 // has: tool calls with a one-byte name (and no arguments), and text and
-// reasoning that alternate, one byte each, so that every one is a new part.
-func tinyWires(adapter string, stream bool, kind string) tinyWire {
-	calls := kind == "tool-calls"
+// reasoning that alternate, one byte each, so that every one is a new part
+// (a Chat Completions message has one text: there, many choices).
+func tinyWires(adapter string, stream bool, kind string) (w tinyWire, ok bool) {
+	if kind == "one-event" {
+		return batchedWire(adapter, stream)
+	}
+	return tinyWire1(adapter, stream, kind == "tool-calls"), true
+}
+
+// batchedWire is a stream whose events each hold thousands of tiny tool
+// calls (Chat Completions and Gemini chunks; Responses' final event, the
+// whole response), well under MaxResponseBytes each.
+func batchedWire(adapter string, stream bool) (tinyWire, bool) {
+	const n = 20_000
+	switch {
+	case !stream: // a body is one batch: the other kinds
+	case adapter == "openai-chat":
+		return tinyWire{part: `{"index":%d,"function":{"name":"f"}}`, sep: ",", perEvent: n,
+			open:  `{"choices":[{"index":0,"delta":{"tool_calls":[`,
+			close: `]}}]}`, tail: `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]"}, true
+	case adapter == "openai-responses":
+		return tinyWire{part: `{"type":"function_call","name":"f"}`, sep: ",", perEvent: n,
+			open: `{"type":"response.completed","response":{"status":"completed","output":[`, close: `]}}`}, true
+	case adapter == "gemini":
+		return tinyWire{part: `{"functionCall":{"name":"f"}}`, sep: ",", perEvent: n,
+			open:  `{"candidates":[{"index":0,"content":{"parts":[`,
+			close: `]}}]}`, tail: `{"candidates":[{"index":0,"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}`}, true
+	}
+	return tinyWire{}, false // Anthropic: one block per event
+}
+
+func tinyWire1(adapter string, stream bool, calls bool) tinyWire {
 	switch adapter {
 	case "openai-chat":
 		if stream {
@@ -45,9 +74,14 @@ func tinyWires(adapter string, stream bool, kind string) tinyWire {
 			}
 			return w
 		}
-		w := tinyWire{head: `{"id":"c","model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[`,
+		if !calls {
+			// A message has one text: many choices (all but the first
+			// ignored, still decoded).
+			return tinyWire{head: `{"id":"c","model":"m","choices":[`, sep: ",", tail: `]}`,
+				part: `{"finish_reason":"stop","message":{"content":"t"}}`}
+		}
+		return tinyWire{head: `{"id":"c","model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[`,
 			part: `{"function":{"name":"f"}}`, sep: ",", tail: `]}}]}`}
-		return w
 	case "openai-responses":
 		tail := `{"type":"response.completed","response":{"id":"r","status":"completed"}}`
 		if stream {
@@ -109,7 +143,7 @@ func (w tinyWire) body(size int) []byte {
 }
 
 func (w tinyWire) appendPart(b []byte, i int) []byte {
-	before, after, ok := bytes.Cut([]byte(w.part), []byte("%d"))
+	before, after, ok := strings.Cut(w.part, "%d") // allocates nothing: the server's costs count too
 	b = append(b, before...)
 	if ok {
 		b = strconv.AppendInt(b, int64(i), 10)
@@ -118,40 +152,36 @@ func (w tinyWire) appendPart(b []byte, i int) []byte {
 	return b
 }
 
-// serveStream writes the stream: maxTinyParts parts at most, stopping when
-// the client has gone.
-func (w tinyWire) serveStream(rw http.ResponseWriter) {
-	rw.Header().Set("Content-Type", "text/event-stream")
+// stream returns the event stream: maxTinyParts parts at most. It is
+// built before the call, so that the server costs nothing while the client
+// is measured.
+func (w tinyWire) stream() []byte {
 	var b []byte
-	event := func(data []byte) bool {
-		b = append(append(append(b[:0], "data: "...), data...), "\n\n"...)
-		_, err := rw.Write(b)
-		return err == nil
+	event := func(data string) { b = append(append(append(b, "data: "...), data...), "\n\n"...) }
+	if w.head != "" {
+		event(w.head)
 	}
-	if w.head != "" && !event([]byte(w.head)) {
-		return
-	}
-	var data []byte
 	for i := 0; i < maxTinyParts; {
-		data = data[:0]
+		b = append(b, "data: "...)
 		if w.perEvent > 0 {
-			data = append(data, w.open...)
+			b = append(b, w.open...)
 			for j := 0; j < w.perEvent && i < maxTinyParts; j, i = j+1, i+1 {
 				if j > 0 {
-					data = append(data, w.sep...)
+					b = append(b, w.sep...)
 				}
-				data = w.appendPart(data, i)
+				b = w.appendPart(b, i)
 			}
-			data = append(data, w.close...)
+			b = append(b, w.close...)
 		} else {
-			data = w.appendPart(data, i)
+			b = w.appendPart(b, i)
 			i++
 		}
-		if !event(data) {
-			return
-		}
+		b = append(b, "\n\n"...)
 	}
-	event([]byte(w.tail))
+	if w.tail != "" {
+		event(w.tail)
+	}
+	return b
 }
 
 // TestManyTinyPartsBoundedMemory: a response of many tiny parts (tool
@@ -164,7 +194,7 @@ func (w tinyWire) serveStream(rw http.ResponseWriter) {
 // the 64 MiB default, many GiB).
 func TestManyTinyPartsBoundedMemory(t *testing.T) {
 	rows := []string{"openai-chat", "openai-responses", "anthropic", "gemini"}
-	for _, kind := range []string{"tool-calls", "text-and-reasoning"} {
+	for _, kind := range []string{"tool-calls", "text-and-reasoning", "one-event"} {
 		for _, m := range modes {
 			stream := m.name == "stream"
 			for _, name := range rows {
@@ -174,17 +204,30 @@ func TestManyTinyPartsBoundedMemory(t *testing.T) {
 						a = x
 					}
 				}
-				w := tinyWires(name, stream, kind)
+				w, ok := tinyWires(name, stream, kind)
+				if !ok {
+					continue
+				}
 				// The largest body the adapter reads whole: twice the limit.
 				body := w.body(2 * limit)
+				if stream {
+					body = w.stream()
+				}
 				t.Run(name+"/"+m.name+"/"+kind, func(t *testing.T) {
 					srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-						if stream {
-							w.serveStream(rw)
-							return
-						}
 						rw.Header().Set("Content-Type", "application/json")
-						_, _ = rw.Write(body)
+						if stream {
+							rw.Header().Set("Content-Type", "text/event-stream")
+						}
+						// Written in pieces, so that a client that stops
+						// reading ends it.
+						for rest := body; len(rest) > 0; {
+							n := min(len(rest), 32<<10)
+							if _, err := rw.Write(rest[:n]); err != nil {
+								return
+							}
+							rest = rest[n:]
+						}
 					}))
 					defer srv.Close()
 					model := a.new(conf{BaseURL: srv.URL, APIKey: key, Max: limit})
@@ -206,4 +249,4 @@ func TestManyTinyPartsBoundedMemory(t *testing.T) {
 // maxPartsCost is the bound of TestManyTinyPartsBoundedMemory, in
 // multiples of MaxResponseBytes: a body may be twice the limit (room for
 // JSON's escaping), and reading it whole costs about twice its size.
-const maxPartsCost = 6
+const maxPartsCost = 5

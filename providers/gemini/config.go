@@ -65,7 +65,11 @@ type Config struct {
 	// non-streamed body may be twice as large (JSON escaping), one stream
 	// event as large; both are counted after decompression (gzip), and a
 	// body or event that goes on past its bound is refused having cost
-	// about that bound in memory. Zero means 64 MiB.
+	// about that bound in memory. Every part (text, reasoning, tool call,
+	// content block) counts 512 bytes besides its own, as that is about
+	// what it costs in memory however small it is: a response of many tiny
+	// parts is refused before it grows the heap past a few times the
+	// limit (64 MiB holds 131,072 parts). Zero means 64 MiB.
 	MaxResponseBytes int64
 	// StreamIdleTimeout bounds how long a stream may go without a byte
 	// from the server, its response headers included: past it the call
