@@ -36,6 +36,9 @@ type File struct {
 	Limits runlet.UsageLimits `yaml:"limits"`
 	// Context is the context policy, applied before every model call.
 	Context Context `yaml:"context"`
+	// Store is where sessions, state and checkpoints live: memory, sqlite,
+	// postgres or redis (see Store and Setup.OpenStore).
+	Store Store `yaml:"store"`
 	// Tools the model may call, by name: the Loader's registry, then the
 	// built-ins (Builtins).
 	Tools []ToolRef `yaml:"tools"`
@@ -166,6 +169,11 @@ type Setup struct {
 	RuntimeOptions []runlet.RuntimeOption
 	// File is the config the setup was built from.
 	File *File
+	// Store is the store Setup.OpenStore opened; nil before, or without a
+	// store section.
+	Store runlet.Store
+
+	stores StoreOpeners // the Loader's
 }
 
 // NewRuntime returns a runtime with the setup's options followed by extra.
@@ -183,6 +191,9 @@ type Loader struct {
 	// Factories make the tools a config names with use:, by factory name,
 	// from their params: (see ToolFactory).
 	Factories map[string]ToolFactory
+	// Stores open the durable stores a config's store section may name
+	// (memory needs none); a kind without an opener is an error.
+	Stores StoreOpeners
 	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// AllowEnv lists the variables that a config file may read outside
@@ -259,6 +270,7 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	d.errs = append(d.errs, f.validate(bad)...)
 	_, errs := l.resolveTools(f, bad, false)
 	d.errs = append(d.errs, errs...)
+	d.errs = append(d.errs, l.validateStore(f, bad)...)
 	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) {
 		d.errs = append(d.errs, f.errAt("model.provider", p, "%s", unknownProvider(p)))
 	}
@@ -494,7 +506,7 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	if len(f.Prices) > 0 {
 		opts = append(opts, runlet.WithPrices(maps.Clone(f.Prices)))
 	}
-	return &Setup{Agent: agent, RuntimeOptions: opts, File: f}, nil
+	return &Setup{Agent: agent, RuntimeOptions: opts, File: f, stores: l.Stores}, nil
 }
 
 // outputSchema turns the output_schema section into an OutputSchema named

@@ -77,6 +77,7 @@ func (d *decoder) errorAt(n *yaml.Node, p *path, format string, args ...any) {
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	toolRefType  = reflect.TypeFor[ToolRef]()
+	storeType    = reflect.TypeFor[Store]()
 )
 
 // parseDocument parses data into its single YAML document's root node.
@@ -142,6 +143,19 @@ func (d *decoder) decode(at *yaml.Node, v reflect.Value, field string) {
 			return
 		}
 		v.SetInt(int64(dur))
+		return
+	case t == storeType && n.Kind == yaml.ScalarNode:
+		// store: memory; a mapping names a durable store.
+		s, ok := d.scalar(n, here, "memory, or a mapping with one of sqlite, postgres and redis")
+		if !ok {
+			return
+		}
+		if s.Value != "memory" {
+			d.errorf(n, field, "want memory, or a mapping with one of sqlite: {path: FILE}, postgres: {dsn: ...} and redis: {url: ...}; got %s%s",
+				d.describe(s), suggest.Hint(s.Value, []string{"memory", "sqlite", "postgres", "redis"}))
+			return
+		}
+		v.FieldByName("Memory").SetBool(true)
 		return
 	case t == toolRefType:
 		d.decodeToolRef(n, v, field)

@@ -43,6 +43,10 @@
 //	  keep_last_turns: 20           # the last 20 turns
 //	  max_messages: 40              # at most 40 messages, whole turns
 //	  token_budget: 100000
+//	store: memory                   # sessions, state and checkpoints (Setup.OpenStore):
+//	                                #   memory, or sqlite: {path: FILE},
+//	                                #   postgres: {dsn: "${DATABASE_URL}", schema: NAME},
+//	                                #   redis: {url: "${REDIS_URL}", prefix: "app:", ttl: 720h}
 //	tools:                          # by name: the Loader's registry, then the built-ins
 //	  - current_time
 //	  - calculator
@@ -74,8 +78,18 @@
 //	    email: {type: string}
 //	  required: [name]
 //
-// MCP servers are connected by Setup.ConnectMCP, not by Load: the program
-// (or the CLI) decides when to start them, and closes them.
+// MCP servers are connected by Setup.ConnectMCP, and the store opened by
+// Setup.OpenStore, not by Load: the program (or the CLI) decides when to
+// start them, and closes them.
+//
+// # Stores
+//
+// The config package links no database driver: a program opens the
+// durable stores it links through Loader.Stores (StoreOpeners, one func
+// per kind), and a file naming a kind the program cannot open is an
+// error at its line. So a program that keeps its sessions in memory does
+// not build SQLite, PostgreSQL and Redis clients; the runlet CLI sets all
+// the openers it has.
 //
 // examples/config/agent.yaml is a commented example.
 //
@@ -98,8 +112,9 @@
 // A config file may be written by someone else, and must not be able to
 // send ${AWS_SECRET_ACCESS_KEY} to the model. So a file may read any
 // variable only in its credential fields: model.api_key, model.base_url,
-// model.headers, and an MCP server's url, headers and env (a server's
-// process inherits the environment anyway), and the fields of a tool
+// model.headers, an MCP server's url, headers and env (a server's
+// process inherits the environment anyway), store.postgres.dsn and
+// store.redis.url, and the fields of a tool
 // factory's params that its Go type tags config:"credential" (see
 // ToolFactory). Every other field (the
 // instructions, options, output_schema, settings, names, tools, numbers)
@@ -125,9 +140,10 @@
 //
 // File, Model, MCPServer and ToolRef print (every fmt verb), log (slog)
 // and marshal to JSON with their credentials masked: the API key and every
-// header and env value as [REDACTED], base_url and an MCP server's url
-// without user info, query values or fragment, and a tool's params'
-// credential fields as [REDACTED]. A value is still there to use; only its
+// header and env value as [REDACTED], base_url, an MCP server's url and
+// the store's URLs without user info, query values or fragment (a
+// key=value DSN all [REDACTED]), and a tool's params' credential fields
+// as [REDACTED]. A value is still there to use; only its
 // printed form is masked.
 //
 // # Built-in tools

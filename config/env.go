@@ -157,7 +157,7 @@ func deniedMsg(names []string) string {
 	}
 	first := names[0]
 	return fmt.Sprintf("reads %s, which a config file may read only in credential fields "+
-		"(model api_key, base_url and headers; mcp_servers url, headers and env; tool params tagged config:\"credential\"), since elsewhere the value can reach the model; "+
+		"(model api_key, base_url and headers; mcp_servers url, headers and env; store postgres dsn and redis url; tool params tagged config:\"credential\"), since elsewhere the value can reach the model; "+
 		"if this file may show it to the model, allow it: runlet --allow-env %s, or Loader.AllowEnv", list(refs), first)
 }
 

@@ -18,6 +18,7 @@ import (
 var credentialFields = []string{
 	"model.api_key", "model.base_url", "model.headers.k",
 	"mcp_servers.0.url", "mcp_servers.0.headers.k", "mcp_servers.0.env.k",
+	"store.postgres.dsn", "store.redis.url",
 }
 
 // leaves lists the YAML path of every scalar field of t, reached through
