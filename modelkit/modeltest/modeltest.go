@@ -46,6 +46,8 @@
 // An in-process model (a fake, a model that wraps a local library) runs
 // [RunScripted] instead: the checks that need no server (Terminal, Break,
 // Cancel, Agree) against a model that answers a given response.
+// [CheckStream] runs the Terminal and delta checks on any other stream,
+// such as an adapter's recorded traffic.
 package modeltest
 
 import (

@@ -180,3 +180,21 @@ func TestWireChecksFailALeakyModel(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStream passes a correct stream and fails one whose deltas do not
+// add up to its response.
+func TestCheckStream(t *testing.T) {
+	if got := failures(t, func(tb testing.TB) { CheckStream(tb, modelkit.StreamResponse(scriptedResponse())) }); got != "" {
+		t.Errorf("a correct stream failed: %s", got)
+	}
+	short := func(yield func(runlet.StreamEvent, error) bool) {
+		if yield(runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, ID: "c1", Name: "f", Delta: `{"a":`}, nil) {
+			resp := &runlet.ModelResponse{Message: runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+				runlet.ToolCallPart{ID: "c1", Name: "f", Arguments: []byte(`{"a":1}`)}}}}
+			yield(runlet.StreamEvent{Kind: runlet.StreamDone, Response: resp}, nil)
+		}
+	}
+	if got := failures(t, func(tb testing.TB) { CheckStream(tb, short) }); !strings.Contains(got, "the argument deltas say") {
+		t.Errorf("CheckStream reported %q", got)
+	}
+}

@@ -215,3 +215,21 @@ func scriptedCancel(t testing.TB, m runlet.Model) {
 	s = drain(t, "Stream with a cancelled context", m.Stream(ctx, request()), nil)
 	checkCancelled(t, "Stream with a cancelled context", s)
 }
+
+// CheckStream ranges over a model's stream to its end and returns its
+// response, failing the test unless the stream succeeds with exactly one
+// StreamDone, yields nothing after it, and its deltas add up to the
+// response (text, reasoning, each tool call's arguments, the call's first
+// delta carrying its ID and name). The suite runs these checks on its
+// scripted exchange; CheckStream runs them on any other, such as an
+// adapter's recorded traffic.
+func CheckStream(t testing.TB, seq iter.Seq2[runlet.StreamEvent, error]) *runlet.ModelResponse {
+	t.Helper()
+	s := drain(t, "stream", seq, nil)
+	if s.err != nil {
+		t.Fatalf("stream: %v", s.err)
+	}
+	checkTerminal(t, "stream", s)
+	checkDeltas(t, "stream", s)
+	return s.done
+}

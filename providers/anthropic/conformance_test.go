@@ -15,6 +15,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/modelkit"
+	"github.com/runlet/runlet/modelkit/modeltest"
 	"github.com/runlet/runlet/runlettest"
 )
 
@@ -437,44 +438,10 @@ func TestConformanceStreaming(t *testing.T) {
 				body = sseFromJSONL(t, body)
 			}
 			srv, m := newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: body})
-			deltas, resp, err := collect(t, m.Stream(ctxTimeout(t), userRequest("x")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := modeltest.CheckStream(t, m.Stream(ctxTimeout(t), userRequest("x")))
 			want.verify(t, resp)
 			if got := srv.Requests()[0].JSON()["stream"]; got != true {
 				t.Errorf("stream = %v", got)
-			}
-			// The deltas add up to the final message.
-			var acc modelkit.Accumulator
-			for _, d := range deltas {
-				if d.Delta == "" && d.Kind != runlet.StreamToolCallDelta {
-					t.Errorf("empty delta %+v", d)
-				}
-				acc.Add(d)
-			}
-			assembled := acc.Message()
-			if got, want := assembled.Text(), resp.Message.Text(); got != want {
-				t.Errorf("text deltas = %q, response text %q", got, want)
-			}
-			if got, want := assembled.Reasoning(), resp.Message.Reasoning(); got != want {
-				t.Errorf("reasoning deltas = %q, response %q", got, want)
-			}
-			calls := resp.Message.ToolCalls()
-			for i, c := range calls {
-				first := -1
-				for j, d := range deltas {
-					if d.Kind == runlet.StreamToolCallDelta && d.Index == i {
-						first = j
-						break
-					}
-				}
-				if first < 0 || deltas[first].ID != c.ID || deltas[first].Name != c.Name {
-					t.Errorf("call %d: first delta does not carry ID and name", i)
-				}
-				if got := joined(deltas, runlet.StreamToolCallDelta, i); got != string(c.Arguments) && !(got == "" && string(c.Arguments) == "{}") {
-					t.Errorf("call %d: argument deltas %q, arguments %q", i, got, c.Arguments)
-				}
 			}
 			// Generate over the same stream gives the same response.
 			srv.Enqueue(runlettest.AnthropicResponse{Body: body})
