@@ -230,6 +230,9 @@ func (o *outputState) check(raw string, fromTool bool, finish FinishReason) (jso
 		v, answer = m["value"], w.Value
 	}
 	dropOptionalNulls(v, o.schema.Schema, o.schema.Schema, 0)
+	if err := caseTwins(v, o.schema.Schema); err != nil { // Go decodes names in any case
+		return nil, []string{"the answer does not match the schema: " + err.Error()}
+	}
 	if err := o.resolved.Validate(v); err != nil {
 		return nil, []string{"the answer does not match the schema: " + err.Error()}
 	}

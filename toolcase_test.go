@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
 )
 
 // encoding/json fills a struct field from a property of any case, the
@@ -49,5 +50,26 @@ func TestArgumentNamesDifferingInCaseAreRefused(t *testing.T) {
 		if tc.want == "" && kind != runlet.ToolInvalidArgs {
 			t.Errorf("%s: kind %v, want %v", tc.args, kind, runlet.ToolInvalidArgs)
 		}
+	}
+}
+
+// A typed answer is decoded the same way, so the same names are refused
+// there (and repaired): under a schema that allows other properties,
+// "CURRENCY" would otherwise skip currency's enum.
+func TestAnswerNamesDifferingInCaseAreRepaired(t *testing.T) {
+	out := runlet.OutputFor[invoice]()
+	out.Schema.AdditionalProperties = nil
+	out.Schema.Properties["currency"].Enum = []any{"EUR"}
+	m := runlettest.NewModel(
+		runlettest.TextReply(`{"number":"A-1","total":1,"currency":"EUR","CURRENCY":"USD"}`),
+		runlettest.TextReply(`{"number":"A-1","total":1,"currency":"EUR"}`),
+	)
+	agent := &runlet.Agent{Name: "x", Model: m, OutputSchema: out}
+	res, err := runlet.RunAs[invoice](context.Background(), runlet.NewRuntime(), agent, "extract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Value.Currency != "EUR" || len(m.Requests()) != 2 {
+		t.Fatalf("currency %q after %d requests, want EUR after a repair", res.Value.Currency, len(m.Requests()))
 	}
 }
