@@ -34,6 +34,9 @@ type flags struct {
 
 	session string
 	store   string
+	// serveSessions is set by mcp serve, whose calls name their own
+	// sessions: a store is opened only when one is configured.
+	serveSessions bool
 
 	json        bool
 	quiet       bool
@@ -92,11 +95,12 @@ a recorded session is replayed):
                          (needs a live model: the offline replay refuses it)
 
 State:
-  --session ID           keep history in session ID, stored on disk
-                         (--store), so later runs continue the conversation
-  --store FILE           SQLite file for sessions (default: the user cache
-                         directory, runlet/sessions.db); made 0600, in
-                         directories made 0700
+  --session ID           keep history in session ID, in the store, so later
+                         runs continue the conversation
+  --store FILE           SQLite file for sessions; made 0600, in directories
+                         made 0700. Default: the config's store: (memory,
+                         sqlite, postgres; see examples/config), else the
+                         user cache directory's runlet/sessions.db
 
 Output:
   --json                 print every event as one JSON line on stdout

@@ -36,7 +36,7 @@ const mcpUsage = `Usage: runlet mcp serve [flags]
 
 Serves an agent as an MCP server, so that an MCP client (Claude Desktop,
 Claude Code, Cursor, another runlet with --mcp) can call it as a tool. The
-tool takes a prompt (and, with --session-store, a session_id that continues
+tool takes a prompt (and, with a store, a session_id that continues
 a conversation) and returns the agent's answer; progress notifications
 follow its model and tool calls; a cancelled request stops the run.
 
@@ -60,6 +60,8 @@ Flags:
   --name NAME            the tool's name (default: the agent's name)
   --description TEXT     what the tool does, for the client's model
   --session-store FILE   keep conversations by session_id in this SQLite file
+                         (default: the config's store:, if it has one; else
+                         no session_id)
 
 ` + modelFlagsHelp + `
 Examples:
@@ -158,9 +160,7 @@ func (a *app) cmdMCP(args []string) int {
 	if err != nil {
 		return a.usage("mcp serve", err)
 	}
-	if f.store != "" {
-		f.session = "mcp" // makes prepare open the store; calls name their own sessions
-	}
+	f.serveSessions = true // a store from --session-store or the config's store:
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/runlet/runlet/pricing"
 	"github.com/runlet/runlet/providers/openai"
 	"github.com/runlet/runlet/runlettest"
-	"github.com/runlet/runlet/store/sqlite"
 )
 
 // defaultModels are the models used when neither --model, the config nor
@@ -55,9 +53,12 @@ type session struct {
 	recorder   *runlettest.Recorder
 	recordPath string
 	replayPath string
-	store      *sqlite.Store
-	mcp        io.Closer // the MCP servers' connections
-	describe   string    // "gpt-4o-mini via openai"
+	// store keeps sessions (--session, mcp serve's session_id): --store,
+	// else the config's store:, else the default SQLite file.
+	store       runlet.Store
+	storeCloser io.Closer
+	mcp         io.Closer // the MCP servers' connections
+	describe    string    // "gpt-4o-mini via openai"
 	// ignored lists the flags the demo replay cannot honour.
 	ignored []string
 }
@@ -77,7 +78,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	// A config file may have been written by someone else: outside
 	// credentials it reads only the variables the user allowed, and the
 	// CLI's own variable for the model's name.
-	loader := &config.Loader{AllowEnv: append([]string{"RUNLET_MODEL"}, f.allowEnv...)}
+	loader := &config.Loader{AllowEnv: append([]string{"RUNLET_MODEL"}, f.allowEnv...), Stores: storeOpeners}
 	file := &config.File{Name: "runlet"}
 	if f.config != "" {
 		var err error
@@ -239,36 +240,18 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	// Runs are priced from the built-in table, with the config's prices
 	// over it (see --usage).
 	opts := append([]runlet.RuntimeOption{runlet.WithPrices(pricing.With(file.Prices))}, extra...)
-	if f.session != "" {
-		// Sessions are private: directories the CLI makes are 0700, its
-		// own cache directory is made so if an older version left it open,
-		// and the store creates its file 0600.
-		path := f.store
-		if path == "" {
-			dir, err := os.UserCacheDir()
-			if err != nil {
-				return nil, usagef("--session: no cache directory (%v); pass --store FILE", err)
-			}
-			dir = filepath.Join(dir, "runlet")
-			if err := privateDir(dir); err != nil {
-				return nil, fmt.Errorf("--session: cache directory: %w", err)
-			}
-			path = filepath.Join(dir, "sessions.db")
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("--store: %w", err)
-		}
-		st, err := sqlite.Open(ctx, path)
-		if err != nil {
-			return nil, fmt.Errorf("--store %s: %w", path, err)
-		}
-		s.store = st
-		opts = append(opts, runlet.WithStore(st))
+	st, closer, err := a.openStore(ctx, f, setup)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		s.store, s.storeCloser = st, closer
+		opts = append(opts, runlet.WithStore(st)) // over chat's memory store
 	}
 	if len(file.MCPServers) > 0 {
 		if s.mcp, err = setup.ConnectMCP(ctx, a.stderr); err != nil {
-			if s.store != nil {
-				_ = s.store.Close()
+			if s.storeCloser != nil {
+				_ = s.storeCloser.Close()
 			}
 			return nil, err
 		}
@@ -366,8 +349,8 @@ func (s *session) close(a *app) {
 			fmt.Fprintf(a.stderr, "runlet: %d recorded request(s) of %s were not replayed\n", n, s.replayPath)
 		}
 	}
-	if s.store != nil {
-		_ = s.store.Close()
+	if s.storeCloser != nil {
+		_ = s.storeCloser.Close()
 	}
 	if s.mcp != nil {
 		_ = s.mcp.Close()
