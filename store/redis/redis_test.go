@@ -18,7 +18,12 @@ import (
 	"github.com/runlet/runlet/store/storetest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if crashHelper() {
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const defaultAddr = "127.0.0.1:6379"
 
