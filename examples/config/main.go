@@ -8,6 +8,12 @@
 // The same file runs without Go code in the CLI:
 //
 //	go run ./cmd/runlet run --config examples/config/agent.yaml "What time is it in Tokyo?"
+//
+// With -seeds it runs seeds.yaml instead: the agent factory of the seed
+// articles (memory type, max_messages, tools with params) in Runlet's
+// format, with its search tools made by a factory (serper.go):
+//
+//	go run ./examples/config -seeds                             # offline replay
 package main
 
 import (
@@ -27,6 +33,9 @@ import (
 //go:embed agent.yaml
 var agentYAML []byte
 
+//go:embed seeds.yaml
+var seedsYAML []byte
+
 type CapitalArgs struct {
 	Country string `json:"country" jsonschema:"the country, such as France"`
 }
@@ -43,15 +52,26 @@ var getCapital = runlet.NewTool("get_capital", "Returns the capital city of a co
 
 func main() {
 	path := flag.String("config", "", "agent config file (default: the embedded agent.yaml)")
+	seeds := flag.Bool("seeds", false, "run the embedded seeds.yaml instead of agent.yaml")
 	flag.Parse()
-	if err := run(context.Background(), *path, strings.Join(flag.Args(), " "), os.Stdout, os.Stderr); err != nil {
+	embedded := "agent.yaml"
+	if *seeds {
+		embedded = "seeds.yaml"
+	}
+	if err := run(context.Background(), *path, embedded, strings.Join(flag.Args(), " "), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, path, question string, stdout, stderr io.Writer) error {
-	loader := &config.Loader{Tools: config.Tools(getCapital), AllowEnv: []string{"RUNLET_MODEL"}}
+// run runs the config file at path, else the embedded file named
+// embedded (agent.yaml or seeds.yaml).
+func run(ctx context.Context, path, embedded, question string, stdout, stderr io.Writer) error {
+	loader := &config.Loader{
+		Tools:     config.Tools(getCapital),
+		Factories: map[string]config.ToolFactory{"serper": serper},
+		AllowEnv:  []string{"RUNLET_MODEL"},
+	}
 	replay := os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" && path == ""
 	if replay {
 		// No model configured: a recorded session answers, offline.
@@ -66,9 +86,13 @@ func run(ctx context.Context, path, question string, stdout, stderr io.Writer) e
 		setup, err = loader.Load(path)
 	} else {
 		var f *config.File
-		if f, err = loader.Decode("agent.yaml", agentYAML); err == nil {
+		data := agentYAML
+		if embedded == "seeds.yaml" {
+			data = seedsYAML
+		}
+		if f, err = loader.Decode(embedded, data); err == nil {
 			if replay {
-				// The recorded model calls get_capital, which agent.yaml does
+				// The recorded model calls get_capital, which the file does
 				// not list; a File can be changed before Build.
 				f.Tools = append(f.Tools, config.ToolRef{Name: "get_capital"})
 			}
@@ -82,8 +106,19 @@ func run(ctx context.Context, path, question string, stdout, stderr io.Writer) e
 		question = "What is 17% of 2340, and what day of the week is it?"
 	}
 
+	// store: memory keeps the session in the process (a durable kind
+	// needs its opener in loader.Stores).
+	store, err := setup.OpenStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var opts []runlet.RunOption
+	if setup.Store != nil {
+		opts = append(opts, runlet.WithSession("example"))
+	}
 	rt := setup.NewRuntime()
-	for ev, err := range rt.Stream(ctx, setup.Agent, question) {
+	for ev, err := range rt.Stream(ctx, setup.Agent, question, opts...) {
 		if err != nil {
 			return err
 		}
