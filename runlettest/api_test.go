@@ -12,7 +12,7 @@ import (
 func TestAPIReplayAndModel(t *testing.T) {
 	apitest.Check(t, []string{
 		// replay*.go
-		"Cassette", "Cassette.Save", "CassetteVersion", "LoadCassette", "ParseCassette",
+		"Cassette", "Cassette.Save", "CassetteVersion", "LoadCassette", "MaxCassetteBytes", "ParseCassette",
 		"Interaction", "RecordedRequest", "RecordedResponse", "Body", "Body.Bytes", "BodyFrom",
 		"Recorder", "Recorder.Cassette", "Recorder.RoundTrip", "Recorder.Save", "NewRecorder",
 		"RecorderOption", "RedactHeaders", "DefaultRedactedHeaders",
