@@ -247,10 +247,13 @@ func (d *chatDecoder) choice(ch *chatChunkChoice) {
 		d.emit(runlet.StreamReasoningDelta, b)
 	}
 	if raw := delta.ReasoningDetails; len(raw) > 0 {
-		_ = d.size.Add(len(raw))
+		// A new entry costs PartOverhead, as a part does.
+		entries := len(d.details.entries)
+		t := d.details.add(raw)
+		_ = d.size.Add(len(raw) + (len(d.details.entries)-entries)*httpc.PartOverhead)
 		// The same reasoning also comes as plain text from most servers:
 		// the details' text is used only when it does not.
-		if t := d.details.add(raw); t != "" && !d.plainReasoning {
+		if t != "" && !d.plainReasoning {
 			d.emit(runlet.StreamReasoningDelta, []byte(t))
 		}
 	}
