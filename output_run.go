@@ -102,7 +102,12 @@ var (
 
 // resolveOutput resolves s once per schema.
 func resolveOutput(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
-	return resolvedOutputs.Get(s, func(s *jsonschema.Schema) (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+	return resolvedOutputs.Get(s, func(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
+		if err := refLoop(s); err != nil {
+			return nil, err
+		}
+		return s.Resolve(nil)
+	})
 }
 
 // wrappedOutput is wrapSchema(s), made once per schema.

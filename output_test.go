@@ -459,3 +459,37 @@ func TestResumeAs(t *testing.T) {
 		t.Fatalf("resumed request tools %v", reqs[1].Tools)
 	}
 }
+
+// A schema that refers to itself without going into the value ("r" being
+// anyOf [string, r]) is refused before the model is called: validating an
+// answer against it overflowed the stack, a fatal error, before.
+func TestSchemaRefLoopRefused(t *testing.T) {
+	loop := func() *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "object",
+			Properties: map[string]*jsonschema.Schema{"a": {Ref: "#/$defs/r"}},
+			Defs: map[string]*jsonschema.Schema{"r": {AnyOf: []*jsonschema.Schema{
+				{Type: "string"}, {Ref: "#/$defs/r"},
+			}}}}
+	}
+	m := runlettest.NewModel(runlettest.TextReply(`{"a":null}`))
+	agent := &runlet.Agent{Name: "x", Model: m, OutputSchema: &runlet.OutputSchema{Name: "o", Schema: loop()}}
+	_, err := runlet.NewRuntime().Run(context.Background(), agent, "x")
+	if err == nil || !strings.Contains(err.Error(), "refers to itself") || len(m.Requests()) != 0 {
+		t.Fatalf("err %v after %d model calls", err, len(m.Requests()))
+	}
+	_, err = runlet.NewToolE("t", "", func(context.Context, struct{}) (string, error) { return "", nil }, runlet.WithInputSchema(loop()))
+	if err == nil || !strings.Contains(err.Error(), "refers to itself") {
+		t.Fatalf("NewToolE: %v", err)
+	}
+	// A recursive schema that goes into the value each time is fine.
+	tree := &jsonschema.Schema{Type: "object",
+		Properties: map[string]*jsonschema.Schema{"root": {Ref: "#/$defs/node"}},
+		Defs: map[string]*jsonschema.Schema{"node": {Type: "object", Properties: map[string]*jsonschema.Schema{
+			"children": {Type: "array", Items: &jsonschema.Schema{Ref: "#/$defs/node"}},
+		}}}}
+	m2 := runlettest.NewModel(runlettest.TextReply(`{"root":{"children":[{"children":[]}]}}`))
+	agent = &runlet.Agent{Name: "x", Model: m2, OutputSchema: &runlet.OutputSchema{Name: "o", Schema: tree}}
+	if _, err := runlet.NewRuntime().Run(context.Background(), agent, "x"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -159,6 +159,9 @@ func newFuncTool(spec ToolSpec, opts []ToolOption) (*funcTool, error) {
 		return nil, fmt.Errorf("runlet: tool %q: the input schema must be a JSON object schema (type \"object\"), as providers require; use a struct for In", spec.Name)
 	}
 	r, err := t.spec.InputSchema.Resolve(nil)
+	if err == nil {
+		err = refLoop(t.spec.InputSchema)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("runlet: tool %q: resolving input schema: %w", spec.Name, err)
 	}
