@@ -11,6 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/internal/storerow"
 )
 
 // getScript returns a string value, or nil for a missing key, or the
@@ -53,7 +54,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp *runlet.Checkpoint) error
 	if err != nil {
 		return fmt.Errorf("redis: save checkpoint %q: encode: %w", cp.RunID, err)
 	}
-	if err := s.limits().row(checkpointName(cp.RunID), int64(len(data))); err != nil {
+	if err := s.cfg.limits.Row(storerow.Checkpoint(cp.RunID), int64(len(data))); err != nil {
 		return err
 	}
 	// Without a TTL, SET also clears one an earlier save may have left.
@@ -114,19 +115,19 @@ func (s *Store) ClaimCheckpoint(ctx context.Context, runID string) (*runlet.Chec
 // getCheckpoint returns a checkpoint's JSON, checking its size before
 // reading it.
 func (s *Store) getCheckpoint(ctx context.Context, runID string) ([]byte, error) {
-	lim := s.limits()
+	lim := s.cfg.limits
 	v, err := getScript.Run(ctx, s.client, []string{s.checkpointKey(runID)}, lim.RowBytes).Result()
 	if errors.Is(err, goredis.Nil) {
 		return nil, notFound(runID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, invalid(storerow.Checkpoint(runID), err)
 	}
 	switch v := v.(type) {
 	case string:
 		return []byte(v), nil
 	case int64:
-		return nil, lim.row(checkpointName(runID), v)
+		return nil, lim.Row(storerow.Checkpoint(runID), v)
 	}
 	return nil, fmt.Errorf("unexpected reply %T", v)
 }
@@ -144,7 +145,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, runID string) error {
 }
 
 func notFound(runID string) error {
-	return fmt.Errorf("%s: %w", checkpointName(runID), runlet.ErrNotFound)
+	return fmt.Errorf("%s: %w", storerow.Checkpoint(runID), runlet.ErrNotFound)
 }
 
 func decodeCheckpoint(runID string, data []byte) (*runlet.Checkpoint, error) {

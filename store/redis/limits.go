@@ -1,57 +1,44 @@
 package redis
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/runlet/runlet"
 )
 
-// limits bound what the Store reads and writes: one message, state value or
-// checkpoint (rowBytes), and one session (its message count and bytes).
-// Someone other than this program can write to the Redis, so values are
-// measured on the server (STRLEN, HSTRLEN, LLEN and the loading script)
-// before they are read.
-type limits struct {
-	RowBytes        int64
-	SessionBytes    int64
-	SessionMessages int64
+// Someone other than this program can write to the Redis, so the Store
+// measures values on the server (STRLEN, HSTRLEN, LLEN and the loading
+// script) and refuses one over its limits before Redis sends it.
+
+// WithMaxRowBytes bounds the size of one value the Store reads or writes: a
+// message's or a checkpoint's JSON, a state value (default
+// [runlet.DefaultMaxRowBytes], 64 MiB; negative: no limit). A larger one is
+// refused with a [*runlet.StoreLimitError] before Redis sends it.
+func WithMaxRowBytes(n int64) Option {
+	return func(c *config) { c.limits.RowBytes = n }
 }
 
-func (s *Store) limits() limits {
-	return limits{RowBytes: 64 << 20, SessionBytes: 256 << 20, SessionMessages: 100_000}
+// WithMaxSessionBytes bounds the total size of the messages
+// [Store.LoadSession] reads for one session (default
+// [runlet.DefaultMaxSessionBytes], 256 MiB; negative: no limit).
+func WithMaxSessionBytes(n int64) Option {
+	return func(c *config) { c.limits.SessionBytes = n }
 }
 
-func (l limits) row(what string, size int64) error {
-	if size <= l.RowBytes {
-		return nil
+// WithMaxSessionMessages bounds the number of messages [Store.LoadSession]
+// reads for one session, and that [Store.AppendSession] lets a session
+// grow to (default [runlet.DefaultMaxSessionMessages], 100,000; negative:
+// no limit).
+func WithMaxSessionMessages(n int) Option {
+	return func(c *config) { c.limits.SessionMessages = int64(n) }
+}
+
+// invalid marks an error from Redis saying a key holds another type than
+// the Store keeps there (someone else wrote it) as runlet.ErrInvalidRow.
+func invalid(what string, err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") {
+		return fmt.Errorf("%s: %w: %w", what, runlet.ErrInvalidRow, err)
 	}
-	return fmt.Errorf("redis: %s is %d bytes, over the limit of %d", what, size, l.RowBytes)
-}
-
-func (l limits) session(sessionID string, messages, bytes int64) error {
-	if messages > l.SessionMessages {
-		return fmt.Errorf("redis: session %q has %d messages, over the limit of %d", sessionID, messages, l.SessionMessages)
-	}
-	if bytes > l.SessionBytes {
-		return fmt.Errorf("redis: session %q has over %d bytes, over the limit of %d", sessionID, bytes, l.SessionBytes)
-	}
-	return nil
-}
-
-func messageName(sessionID string, seq int) string {
-	return fmt.Sprintf("message %d of session %q", seq, sessionID)
-}
-
-func stateName(sessionID, key string) string {
-	return fmt.Sprintf("state %q of session %q", key, sessionID)
-}
-
-func checkpointName(runID string) string { return fmt.Sprintf("checkpoint of run %q", runID) }
-
-func decodeMessage(sessionID string, seq int, raw []byte, m *runlet.Message) error {
-	if err := json.Unmarshal(raw, m); err != nil {
-		return fmt.Errorf("%s: %w", messageName(sessionID, seq), err)
-	}
-	return nil
+	return err
 }

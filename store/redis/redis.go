@@ -40,6 +40,19 @@
 // same slot, as the scripts that write both need (a prefix for a Cluster
 // must not contain braces itself).
 //
+// # Limits
+//
+// Whoever can write to the Redis can write any value under the prefix, so
+// the Store measures what it is about to read on the server, with STRLEN,
+// HSTRLEN, LLEN and a loading script that sums a session's messages, and
+// refuses a message, state value or checkpoint over [WithMaxRowBytes], or a
+// session over [WithMaxSessionMessages] or [WithMaxSessionBytes], with a
+// [*runlet.StoreLimitError] before Redis sends any of it (a refused claim
+// leaves the checkpoint). It refuses writes over the row and message limits
+// the same way. A message that does not decode into a known role and part
+// types, or a key of another type than the layout's, is an error wrapping
+// [runlet.ErrInvalidRow].
+//
 // # Expiry
 //
 // By default nothing expires. [WithSessionTTL] makes a session (its
@@ -93,6 +106,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/internal/storerow"
 )
 
 // DefaultPrefix is the key prefix used without [WithPrefix].
@@ -105,6 +119,7 @@ type config struct {
 	prefix        string
 	sessionTTL    time.Duration
 	checkpointTTL time.Duration
+	limits        storerow.Limits
 }
 
 // WithPrefix sets the prefix of every key the Store reads or writes
@@ -186,6 +201,8 @@ func New(client goredis.UniversalClient, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	cfg.limits.Pkg = "redis"
+	cfg.limits = cfg.limits.WithDefaults()
 	if cfg.sessionTTL < 0 || cfg.checkpointTTL < 0 {
 		return nil, errors.New("redis: negative TTL")
 	}

@@ -9,6 +9,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/store/internal/storerow"
 )
 
 // appendScript appends a batch to a session if it still holds exactly
@@ -41,12 +42,12 @@ end
 return {1, n}
 `)
 
-// loadScript returns a session's messages: {0, {messages...}}. It reads
-// them in pages, so that it can stop before the reply grows past a limit;
-// ARGV: the most messages, the largest message and the most bytes in all
-// (all in the reply's favour: they bound what this process must take in).
-// Over a limit it returns {1, count} (messages), {2, index, size} (one
-// message) or {3, bytes so far} (the session), and none of the messages.
+// loadScript returns a session's messages: {0, {messages...}}. It checks
+// them against the Store's limits as it collects them, page by page, so
+// that a session over a limit is never sent: ARGV are the most messages,
+// the largest message and the most bytes in all. Over a limit it returns
+// {1, count} (messages), {2, index, size} (one message) or {3, bytes so
+// far} (the session), and none of the messages.
 var loadScript = goredis.NewScript(`
 local n = redis.call('LLEN', KEYS[1])
 if n > tonumber(ARGV[1]) then
@@ -76,11 +77,11 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) ([]runlet.Mes
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("redis: load session: %w", err)
 	}
-	lim := s.limits()
+	lim := s.cfg.limits
 	res, err := loadScript.Run(ctx, s.client, []string{s.messagesKey(sessionID)},
 		lim.SessionMessages, lim.RowBytes, lim.SessionBytes).Slice()
 	if err != nil {
-		return nil, fmt.Errorf("redis: load session: %w", err)
+		return nil, fmt.Errorf("redis: load session: %w", invalid(fmt.Sprintf("session %q", sessionID), err))
 	}
 	if len(res) < 2 {
 		return nil, fmt.Errorf("redis: load session %q: unexpected reply %v", sessionID, res)
@@ -89,17 +90,17 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) ([]runlet.Mes
 	case 0:
 	case 1:
 		n, _ := res[1].(int64)
-		return nil, lim.session(sessionID, n, 0)
+		return nil, lim.Session(sessionID, n, 0)
 	case 2:
 		var size int64
 		if len(res) > 2 {
 			size, _ = res[2].(int64)
 		}
 		idx, _ := res[1].(int64)
-		return nil, lim.row(messageName(sessionID, int(idx)), size)
+		return nil, lim.Row(storerow.Message(sessionID, int(idx)), size)
 	case 3:
 		total, _ := res[1].(int64)
-		return nil, lim.session(sessionID, 0, total)
+		return nil, lim.Session(sessionID, 0, total)
 	default:
 		return nil, fmt.Errorf("redis: load session %q: unexpected reply %v", sessionID, res)
 	}
@@ -113,7 +114,7 @@ func (s *Store) LoadSession(ctx context.Context, sessionID string) ([]runlet.Mes
 		if !ok {
 			return nil, fmt.Errorf("redis: load session %q: message %d: unexpected reply %T", sessionID, i, v)
 		}
-		if err := decodeMessage(sessionID, i, []byte(str), &msgs[i]); err != nil {
+		if err := storerow.DecodeMessage(sessionID, i, []byte(str), &msgs[i]); err != nil {
 			return nil, fmt.Errorf("redis: load session: %w", err)
 		}
 	}
@@ -127,9 +128,9 @@ func (s *Store) AppendSession(ctx context.Context, sessionID string, after int, 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redis: append session: %w", err)
 	}
-	lim := s.limits()
+	lim := s.cfg.limits
 	if after >= 0 && int64(after)+int64(len(msgs)) > lim.SessionMessages && len(msgs) > 0 {
-		return lim.session(sessionID, int64(after)+int64(len(msgs)), 0)
+		return lim.Session(sessionID, int64(after)+int64(len(msgs)), 0)
 	}
 	args := make([]any, 2, 2+len(msgs))
 	args[0], args[1] = after, millis(s.cfg.sessionTTL)
@@ -138,7 +139,7 @@ func (s *Store) AppendSession(ctx context.Context, sessionID string, after int, 
 		if err != nil {
 			return fmt.Errorf("redis: append session %q: encode message %d: %w", sessionID, i, err)
 		}
-		if err := lim.row(messageName(sessionID, max(after, 0)+i), int64(len(b))); err != nil {
+		if err := lim.Row(storerow.Message(sessionID, max(after, 0)+i), int64(len(b))); err != nil {
 			return err
 		}
 		args = append(args, b)
@@ -194,19 +195,19 @@ func (s *Store) GetState(ctx context.Context, sessionID, key string) ([]byte, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("redis: get state: %w", err)
 	}
-	lim := s.limits()
+	lim := s.cfg.limits
 	v, err := getStateScript.Run(ctx, s.client, []string{s.stateKey(sessionID)}, key, lim.RowBytes).Result()
 	if errors.Is(err, goredis.Nil) {
-		return nil, fmt.Errorf("redis: %s: %w", stateName(sessionID, key), runlet.ErrNotFound)
+		return nil, fmt.Errorf("redis: %s: %w", storerow.State(sessionID, key), runlet.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redis: get state: %w", err)
+		return nil, fmt.Errorf("redis: get state: %w", invalid(storerow.State(sessionID, key), err))
 	}
 	switch v := v.(type) {
 	case string:
 		return []byte(v), nil
 	case int64:
-		return nil, lim.row(stateName(sessionID, key), v)
+		return nil, lim.Row(storerow.State(sessionID, key), v)
 	}
 	return nil, fmt.Errorf("redis: get state: unexpected reply %T", v)
 }
@@ -217,8 +218,8 @@ func (s *Store) SetState(ctx context.Context, sessionID, key string, value []byt
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redis: set state: %w", err)
 	}
-	lim := s.limits()
-	if err := lim.row(stateName(sessionID, key), int64(len(value))); err != nil {
+	lim := s.cfg.limits
+	if err := lim.Row(storerow.State(sessionID, key), int64(len(value))); err != nil {
 		return err
 	}
 	if value == nil {
