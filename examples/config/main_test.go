@@ -48,7 +48,9 @@ func TestSeedsReplay(t *testing.T) {
 	}
 
 	l := &config.Loader{Factories: map[string]config.ToolFactory{"serper": serper}, AllowEnv: []string{"RUNLET_MODEL"},
-		LookupEnv: func(k string) (string, bool) { return map[string]string{"SERPER_API_KEY": "serper-key"}[k], k == "SERPER_API_KEY" }}
+		LookupEnv: func(k string) (string, bool) {
+			return map[string]string{"SERPER_API_KEY": "serper-key"}[k], k == "SERPER_API_KEY"
+		}}
 	setup, err := l.Load("seeds.yaml")
 	if err != nil {
 		t.Fatal(err)
