@@ -99,8 +99,8 @@ State:
                          runs continue the conversation
   --store FILE           SQLite file for sessions; made 0600, in directories
                          made 0700. Default: the config's store: (memory,
-                         sqlite, postgres; see examples/config), else the
-                         user cache directory's runlet/sessions.db
+                         sqlite, postgres or redis; see examples/config),
+                         else the user cache directory's runlet/sessions.db
 
 Output:
   --json                 print every event as one JSON line on stdout

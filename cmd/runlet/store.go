@@ -10,6 +10,7 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/config"
 	"github.com/runlet/runlet/store/postgres"
+	"github.com/runlet/runlet/store/redis"
 	"github.com/runlet/runlet/store/sqlite"
 )
 
@@ -31,9 +32,20 @@ var storeOpeners = config.StoreOpeners{
 		}
 		return st, nil
 	},
-	// Redis: store/redis, once it exists; until then a config naming
-	// redis is refused at its line ("this program cannot open a redis
-	// store").
+	Redis: func(ctx context.Context, c config.RedisStore) (runlet.Store, error) {
+		var opts []redis.Option
+		if c.Prefix != "" {
+			opts = append(opts, redis.WithPrefix(c.Prefix))
+		}
+		if c.TTL > 0 {
+			opts = append(opts, redis.WithSessionTTL(c.TTL), redis.WithCheckpointTTL(c.TTL))
+		}
+		st, err := redis.Open(ctx, c.URL, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	},
 }
 
 // openSQLite opens the SQLite file at path. Sessions are private: the

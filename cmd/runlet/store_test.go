@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/runlet/runlet/runlettest"
 )
@@ -67,6 +71,11 @@ func TestConfigStoreErrors(t *testing.T) {
 	if r.code != exitFailed || !strings.Contains(r.stderr, "store.postgres") || strings.Contains(r.stderr+r.stdout, "SECRET") {
 		t.Errorf("%s", r)
 	}
+	cfg = writeConfig(t, "store:\n  redis: {url: \"redis://:${PGPASS}@127.0.0.1:1/0?dial_timeout=5s\"}\n")
+	r = runCLI(t, "", []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "PGPASS=SECRET-PW"}, "run", "--config", cfg, "--session", "s", "hi")
+	if r.code != exitFailed || !strings.Contains(r.stderr, "store.redis") || strings.Contains(r.stderr+r.stdout, "SECRET") {
+		t.Errorf("%s", r)
+	}
 	cfg = writeConfig(t, "store:\n  sqlite: {}\n")
 	r = runCLI(t, "", []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1"}, "run", "--config", cfg, "hi")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "agent.yaml:3:11: store.sqlite: path is required") {
@@ -97,4 +106,58 @@ func TestMCPServeConfigStore(t *testing.T) {
 	if !strings.Contains(string(msgs), "I am Ann.") {
 		t.Errorf("the second call did not see the session: %s", msgs)
 	}
+}
+
+// redisURL is $RUNLET_REDIS_URL, else the default address when a server
+// answers there; the test skips without one (and fails under CI).
+func redisURL(t *testing.T) string {
+	t.Helper()
+	if u := os.Getenv("RUNLET_REDIS_URL"); u != "" {
+		return u
+	}
+	c, err := net.DialTimeout("tcp", "127.0.0.1:6379", 5*time.Second)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Redis server: %v", err)
+		}
+		t.Skipf("no Redis server reachable: RUNLET_REDIS_URL is unset and nothing answers at 127.0.0.1:6379 (%v)", err)
+	}
+	c.Close()
+	return "redis://127.0.0.1:6379/0"
+}
+
+// store: redis keeps --session history in Redis, under the prefix, with
+// the TTL.
+func TestSessionInConfigRedis(t *testing.T) {
+	url := redisURL(t)
+	srv := runlettest.NewOpenAIChatServer(runlettest.OpenAIChatReply{Text: "Noted."}, runlettest.OpenAIChatReply{Text: "Ann."})
+	defer srv.Close()
+	prefix := fmt.Sprintf("runlet-cli-test-%d:", time.Now().UnixNano())
+	cfg := writeConfig(t, "store:\n  redis: {url: \"${TEST_REDIS_URL}\", prefix: \""+prefix+"\", ttl: 1h}\n")
+	env := []string{"OPENAI_BASE_URL=" + srv.BaseURL(), "TEST_REDIS_URL=" + url}
+	for _, prompt := range []string{"I am Ann.", "Who am I?"} {
+		if r := runCLI(t, "", env, "run", "--config", cfg, "--session", "s1", prompt); r.code != 0 {
+			t.Fatalf("%s", r)
+		}
+	}
+	msgs, _ := json.Marshal(srv.Requests()[1].JSON()["messages"])
+	if !strings.Contains(string(msgs), "I am Ann.") {
+		t.Errorf("the second run did not see the session: %s", msgs)
+	}
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	defer c.Close()
+	keys, err := c.Keys(t.Context(), prefix+"*").Result()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys under %s: %v, %v", prefix, keys, err)
+	}
+	for _, k := range keys {
+		if ttl := c.PTTL(t.Context(), k).Val(); ttl <= 0 || ttl > time.Hour {
+			t.Errorf("%s: TTL %v, want up to 1h", k, ttl)
+		}
+	}
+	c.Del(t.Context(), keys...)
 }
