@@ -9,7 +9,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -122,44 +121,6 @@ type Context struct {
 	// TokenBudget drops the oldest turns to stay within N input tokens
 	// (runlet.TokenBudget).
 	TokenBudget int `yaml:"token_budget"`
-}
-
-// ToolRef names a tool. In YAML it is the name alone, or a mapping with a
-// per-tool policy, or a tool a factory makes from params (see ToolFactory):
-//
-//	tools:
-//	  - current_time
-//	  - name: delete_file
-//	    timeout: 10s
-//	    require_approval: true
-//	  - name: search_news
-//	    use: serper
-//	    params: {api_key: "${SERPER_API_KEY}", type: news}
-type ToolRef struct {
-	// Name is the tool's name: a tool of the Loader's Tools or a built-in,
-	// or, with Use, the name of the tool the factory makes (default: Use).
-	Name string `yaml:"name"`
-	// Use names a factory of Loader.Factories that makes the tool.
-	Use string `yaml:"use"`
-	// Params is what the file's params: decoded into: a value of the
-	// factory's params type, or nil when the file has none (the factory
-	// then gets its zero value). Printing masks its credential fields.
-	Params          any           `yaml:"-"`
-	Timeout         time.Duration `yaml:"timeout"`
-	RequireApproval bool          `yaml:"require_approval"`
-}
-
-// Registry holds the tools a config may name, by name. The name should be
-// the tool's Spec().Name; Tools builds such a registry.
-type Registry map[string]runlet.Tool
-
-// Tools returns a Registry of tools keyed by their Spec().Name.
-func Tools(tools ...runlet.Tool) Registry {
-	r := make(Registry, len(tools))
-	for _, t := range tools {
-		r[t.Spec().Name] = t
-	}
-	return r
 }
 
 // Setup is what a config describes: an agent and the runtime options to run
@@ -371,70 +332,6 @@ func (f *File) validate(bad fieldSet) []error {
 	}
 	errs = append(errs, f.validateMCP(bad)...)
 	return errs
-}
-
-// resolveTools finds the tools f names, in the Loader's Tools and the
-// built-ins, or their factories; a tool or factory unknown or a name
-// listed twice is an error, but not one whose entry is in bad. With build,
-// it makes the tools of factories too; without, it returns no tools.
-func (l *Loader) resolveTools(f *File, bad fieldSet, build bool) ([]runlet.Tool, []error) {
-	var errs []error
-	var tools []runlet.Tool
-	seen := map[string]bool{}
-	for i, ref := range f.Tools {
-		field := "tools." + strconv.Itoa(i)
-		if bad.under(field) {
-			continue
-		}
-		var t runlet.Tool
-		if ref.Use != "" {
-			fac, ok := l.Factories[ref.Use]
-			if !ok {
-				avail := slices.Collect(maps.Keys(l.Factories))
-				errs = append(errs, f.errAt(field+".use", ref.Use, "unknown tool factory %q%s (registered: %s)", ref.Use, suggest.Hint(ref.Use, avail), list(avail)))
-				continue
-			}
-			if build {
-				var err error
-				if t, err = buildTool(fac, ref); err != nil {
-					errs = append(errs, f.errAt(field, ref.Name, "tool %q (use: %s): %v", ref.Name, ref.Use, err))
-					continue
-				}
-			}
-		} else {
-			var ok bool
-			if t, ok = l.Tools[ref.Name]; !ok {
-				t, ok = builtins[ref.Name]
-			}
-			if !ok {
-				avail := slices.Collect(maps.Keys(l.Tools))
-				for name := range builtins {
-					if !slices.Contains(avail, name) {
-						avail = append(avail, name)
-					}
-				}
-				hint := ""
-				if _, isFactory := l.Factories[ref.Name]; isFactory {
-					hint = fmt.Sprintf("; %q is a tool factory: write use: %s, with a name for the tool", ref.Name, ref.Name)
-				}
-				errs = append(errs, f.errAt(field, ref.Name, "unknown tool %q%s (available: %s)%s", ref.Name, suggest.Hint(ref.Name, avail), list(avail), hint))
-				continue
-			}
-		}
-		if seen[ref.Name] {
-			errs = append(errs, f.errAt(field, ref.Name, "tool %q is listed twice", ref.Name))
-			continue
-		}
-		seen[ref.Name] = true
-		if !build {
-			continue
-		}
-		if ref.Timeout > 0 || ref.RequireApproval {
-			t = withPolicy(t, ref)
-		}
-		tools = append(tools, t)
-	}
-	return tools, errs
 }
 
 // unknownProvider is the error of a provider name Providers does not list.

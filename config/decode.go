@@ -350,68 +350,6 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 	}
 }
 
-// decodeToolRef accepts a tool name, or {name, use, params, timeout,
-// require_approval}; params decode into the type of use's factory.
-func (d *decoder) decodeToolRef(n *yaml.Node, v reflect.Value, field string) {
-	if n.Kind == yaml.MappingNode {
-		rest, params := splitKey(n, "params")
-		d.decodeStruct(rest, v, field)
-		ref := v.Addr().Interface().(*ToolRef)
-		if ref.Name == "" && ref.Use != "" {
-			ref.Name = ref.Use
-		}
-		if ref.Name == "" {
-			d.errorf(n, field, "a tool needs a name (name: current_time)")
-		}
-		if params != nil {
-			d.decodeParams(params, ref, field+".params")
-		}
-		return
-	}
-	s, ok := d.scalar(n, &path{key: field}, "a tool name, or a mapping with name, timeout and require_approval")
-	if ok && s.Value == "" {
-		d.errorf(n, field, "empty tool name")
-		return
-	}
-	if ok {
-		v.FieldByName("Name").SetString(s.Value)
-	}
-}
-
-// splitKey returns the mapping n without key, and key's key and value
-// nodes (nil when n has no such key).
-func splitKey(n *yaml.Node, key string) (rest *yaml.Node, kv []*yaml.Node) {
-	c := *n
-	c.Content = nil
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && kv == nil {
-			kv = n.Content[i : i+2]
-			continue
-		}
-		c.Content = append(c.Content, n.Content[i], n.Content[i+1])
-	}
-	return &c, kv
-}
-
-// decodeParams decodes a tool's params (kv: the key and value nodes) into
-// the params type of the tool's factory.
-func (d *decoder) decodeParams(kv []*yaml.Node, ref *ToolRef, field string) {
-	if ref.Use == "" {
-		d.errorf(kv[0], field, "params go with use: the tool factory that takes them (use: FACTORY)")
-		return
-	}
-	fac, ok := d.factories[ref.Use]
-	if !ok {
-		return // resolveTools reports the unknown factory
-	}
-	p := reflect.New(fac.paramsType()).Elem()
-	errs := len(d.errs)
-	d.decode(kv[1], p, field)
-	if len(d.errs) == errs {
-		ref.Params = p.Interface()
-	}
-}
-
 // scalar returns n with ${VAR} references expanded, or reports that n is not
 // a scalar (want describes the expected value).
 func (d *decoder) scalar(n *yaml.Node, p *path, want string) (*yaml.Node, bool) {
