@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -167,6 +168,15 @@ type SummarizerConfig struct {
 	Batch int
 	// Prompt is the instruction given to Model (a sensible default if empty).
 	Prompt string
+	// Name tells apart Summarizers sharing a session's state (default
+	// "default"). A stored summary is reused only by a Summarizer with the
+	// same Name, Prompt and Go type of Model: change Name when you switch
+	// Model to another model of the same provider and want the old
+	// model's summaries rewritten.
+	Name string
+	// NoStore keeps summaries only in this process's memory, not in the
+	// session's state (see Summarizer).
+	NoStore bool
 }
 
 // Summarizer returns a Preparer that replaces all but the last Keep turns
@@ -175,6 +185,18 @@ type SummarizerConfig struct {
 // extended incrementally, so a summary is not recomputed on every call. Its
 // calls count in the run's usage and limits under the purpose "summarize"
 // (see CallModel).
+//
+// In a run with a session (WithSession), the summary is also kept in the
+// session's key-value state (under "runlet.summarizer/" + Name), so a later
+// run of the session, in this process or another one over the same store,
+// reuses it instead of paying for it again; set NoStore to opt out. The
+// stored row carries a SHA-256 of the summarised messages' JSON and of the
+// summariser's configuration: a row that does not match the history and
+// configuration at hand, or that is malformed or over 256 KiB, is ignored
+// and the summary recomputed (noted in the context.prepared event). The
+// check catches a changed history, not a forgery: whoever can write the
+// store can write a summary just as they can write the session's history,
+// so a stored summary is trusted exactly as much as the session itself.
 func Summarizer(cfg SummarizerConfig) Preparer {
 	if cfg.Keep <= 0 {
 		cfg.Keep = 4
@@ -184,6 +206,9 @@ func Summarizer(cfg SummarizerConfig) Preparer {
 	}
 	if cfg.Prompt == "" {
 		cfg.Prompt = defaultSummaryPrompt
+	}
+	if cfg.Name == "" {
+		cfg.Name = "default"
 	}
 	return &summarizer{cfg: cfg}
 }
@@ -217,9 +242,23 @@ func (s *summarizer) Prepare(ctx context.Context, req *ModelRequest) error {
 	if ok && (cached.upTo > len(msgs) || hashMessages(msgs[:cached.upTo]) != cached.hash) {
 		ok = false
 	}
+	persist := s.persists(ctx)
+	if !ok && persist && len(starts) > keep+batch {
+		// Another process (or an earlier Runtime) may have summarised
+		// this session already.
+		cached, ok = s.load(ctx, msgs, starts)
+		if ok {
+			s.remember(key, cached)
+		}
+	}
+	// Turns not yet summarised: all of them, or those after the summary.
+	fresh := len(starts)
+	if ok {
+		fresh -= sort.SearchInts(starts, cached.upTo)
+	}
 	var cut int
 	switch {
-	case len(starts) > keep+batch:
+	case fresh > keep+batch:
 		cut = starts[len(starts)-keep]
 	case ok:
 		cut = cached.upTo // reuse the summary we have
@@ -238,21 +277,30 @@ func (s *summarizer) Prepare(ctx context.Context, req *ModelRequest) error {
 		if text, err = s.summarize(ctx, prev, msgs[from:cut]); err != nil {
 			return fmt.Errorf("runlet: summarising history: %w", err)
 		}
-		s.mu.Lock()
-		if s.cache == nil {
-			s.cache = make(map[string]summary)
+		sum := summary{upTo: cut, hash: hashMessages(msgs[:cut]), text: text}
+		s.remember(key, sum)
+		if persist {
+			s.save(ctx, sum)
 		}
-		if len(s.cache) > 10000 {
-			clear(s.cache)
-		}
-		s.cache[key] = summary{upTo: cut, hash: hashMessages(msgs[:cut]), text: text}
-		s.mu.Unlock()
 	}
 	out := make([]Message, 0, len(msgs)-cut+1)
 	out = append(out, UserText("Summary of the earlier conversation:\n"+text))
 	req.Messages = append(out, msgs[cut:]...)
 	NotePrepared(ctx, fmt.Sprintf("summarised %d older messages", cut), 0)
 	return nil
+}
+
+// remember caches sum in memory under key (a session or run).
+func (s *summarizer) remember(key string, sum summary) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		s.cache = make(map[string]summary)
+	}
+	if len(s.cache) > 10000 {
+		clear(s.cache)
+	}
+	s.cache[key] = sum
 }
 
 func (s *summarizer) summarize(ctx context.Context, prev string, msgs []Message) (string, error) {
