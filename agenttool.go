@@ -126,7 +126,9 @@ func (e *pausedError) Error() string { return "runlet: agent interrupted" }
 // runNested runs the agent as part of parent's run, for the call callID:
 // fresh, or from its checkpoint with the decisions for it.
 func (t *agentTool) runNested(ctx context.Context, parent *run, callID string, args json.RawMessage, hist []Message, from *Checkpoint, decided []Decision) (string, error) {
-	r := &run{rt: parent.rt, agent: t.agent, parent: parent, depth: parent.depth + 1, path: callID, from: from, decided: decided}
+	r := &run{rt: parent.rt, agent: t.agent}
+	r.parent, r.depth, r.path = parent, parent.depth+1, callID
+	r.from, r.decided = from, decided
 	if parent.path != "" {
 		r.path = parent.path + "/" + callID
 	}

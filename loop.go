@@ -7,110 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
-// run is one execution of the state machine. Run, Stream, Resume and
-// ResumeStream all drive the same run.start; they differ only in whether
-// events are yielded to a caller and whether the model is streamed.
-type run struct {
-	rt     *Runtime
-	agent  *Agent
-	ctx    context.Context // set once by start: the run's, carrying its RunInfo
-	cancel context.CancelFunc
-	info   *RunInfo
-	infoMu sync.Mutex // RunInfo.mu of ownInfo
-
-	yield   func(Event, error) bool // nil for Run/Resume; the sink's
-	sink    *sink                   // where events go, shared with nested agents
-	watched bool                    // someone sees events: a Stream consumer or observers
-
-	// An agent called as a tool (see AsTool) runs as a run nested in its
-	// caller's: parent is the caller, depth and path its place in the
-	// tree (see EventHeader), and paused its checkpoint when it was
-	// interrupted, which the caller keeps in its own.
-	parent *run
-	depth  int
-	path   string
-	paused *Checkpoint
-	from   *Checkpoint // the checkpoint a nested agent resumes from
-	// nested holds, while resuming, the checkpoints of the calls that ran
-	// interrupted agents, and the decisions that go to each.
-	nested    map[string]*Checkpoint
-	nestedDec map[string][]Decision
-	// paused nested calls of the current turn, by call ID
-	pausedCalls map[string]*Checkpoint
-
-	// next is the handoff the model chose this turn; after a handoff with
-	// a Filter, view replaces the conversation before added[viewAt:].
-	next     *Handoff
-	view     []Message
-	viewAt   int
-	filtered bool
-
-	input    string
-	cfg      runConfig
-	resuming bool
-	decided  []Decision
-	approved map[string]bool // calls a human approved on resume
-	rejected map[string]bool // calls a human rejected on resume
-
-	seq   int64 // events this agent emitted
-	state RunState
-	tools []Tool     // the run's tools, specs[i] describing tools[i]
-	specs []ToolSpec // in the order the model is shown them
-	// toolIndex finds a tool by name when there are many (see toolAt)
-	toolIndex map[string]int
-	// toolsLoaded says tools are current for the next model call.
-	toolsLoaded bool
-	// calledTools says the current agent has called a tool in the run,
-	// which ends a forced tool choice (see Agent.ToolChoice).
-	calledTools bool
-
-	history    []Message   // before this run
-	sessionLen int         // session messages the run started after
-	added      []Message   // this run's messages
-	committed  int         // how many of added are in the session store
-	usage      Usage       // this agent's own
-	cost       Cost        // this agent's own
-	ledger     *ledger     // the whole run's, shared with nested agents
-	limitHit   string      // policy of the usage limit a preparer's call hit
-	scope                  // the run's observers, hooks, preparers and tool limits over the Runtime's
-	maxTurns   int         // resolved: run, else agent, else Runtime
-	limits     UsageLimits // resolved: run, else Runtime
-	options    map[string]any
-	settings   Settings
-
-	out *outputState // nil without an output schema
-
-	result *Result
-	err    error
-
-	// The top run's own sink, ledger, RunInfo and context, held here so a
-	// run costs one allocation rather than one for each.
-	// buffers for a turn's tool calls, reused by the next turn (see
-	// turnResults)
-	turnResultBuf [turnCalls]ToolResultPart
-	turnInvokes   [turnCalls]invocation
-	turnCallBuf   [turnCalls]ToolCallPart
-	turnRunnable  [turnCalls]int
-	// where a call running alone leaves its result (see callTool); not
-	// used again once a tool was abandoned
-	wait     toolWait
-	waitLost bool
-	// tools abandoned after their timeout that have not returned yet (see
-	// callTool); at the bound, calls are answered without running
-	abandoned atomic.Int32
-
-	ownSink   sink
-	ownLedger ledger
-	ownInfo   RunInfo
-	ownCtx    runCtx
-}
-
 func (rt *Runtime) newRun(agent *Agent, input string, opts []RunOption, yield func(Event, error) bool) *run {
-	r := &run{rt: rt, agent: agent, yield: yield, input: input}
+	r := &run{rt: rt, agent: agent, input: input}
+	r.yield = yield
 	for _, o := range opts {
 		o.applyRun(&r.cfg)
 	}
@@ -118,7 +19,8 @@ func (rt *Runtime) newRun(agent *Agent, input string, opts []RunOption, yield fu
 }
 
 func (rt *Runtime) resumeRun(agent *Agent, runID string, decisions []Decision, yield func(Event, error) bool) *run {
-	r := &run{rt: rt, agent: agent, yield: yield, decided: decisions}
+	r := &run{rt: rt, agent: agent}
+	r.yield, r.decided = yield, decisions
 	r.cfg.runID = runID
 	r.resuming = true
 	return r

@@ -34,7 +34,9 @@ func (rt *Runtime) CallTool(ctx context.Context, t Tool, call ToolCallPart) (Too
 	}
 	// A run of one tool, without a model: check and callTool need nothing
 	// else of it.
-	r := &run{rt: rt, ctx: ctx, scope: rt.scope, tools: []Tool{t}, specs: []ToolSpec{spec}}
+	r := &run{rt: rt}
+	r.ctx, r.scope = ctx, rt.scope
+	r.tools, r.specs = []Tool{t}, []ToolSpec{spec}
 	inv, msg, kind := r.check(call)
 	if kind != "" {
 		return errorResult(call, msg), kind
