@@ -13,8 +13,9 @@ import (
 // Checkpoint and resume: an interrupted run saves what it needs to go on,
 // and Resume claims it and continues the same run.
 
-// interrupt checkpoints the run and ends it as interrupted.
-func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) {
+// interrupt checkpoints the run and ends it as interrupted. It returns
+// errEnded, or why the checkpoint could not be saved.
+func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending []int) error {
 	limits := r.limits
 	cp := &Checkpoint{
 		RunID:      r.cfg.runID,
@@ -65,14 +66,14 @@ func (r *run) interrupt(calls []ToolCallPart, results []ToolResultPart, pending 
 	if r.parent != nil {
 		r.paused = cp // kept in the caller's checkpoint
 	} else if err := r.saveCheckpoint(cp); err != nil {
-		r.fail(fmt.Errorf("runlet: saving checkpoint: %w", err), "")
-		return
+		return fmt.Errorf("runlet: saving checkpoint: %w", err)
 	}
 	res := r.snapshot(StateInterrupted)
 	res.Pending = pendingCalls(cp)
 	r.result = res
 	r.transition(StateInterrupted)
 	r.emit(&RunInterrupted{Pending: res.Pending, Result: res})
+	return errEnded
 }
 
 // saveCheckpoint saves cp, with its MAC if the Runtime has a key.
@@ -109,10 +110,9 @@ func pendingCalls(cp *Checkpoint) []ToolCallPart {
 // startResume checks and claims the checkpoint and validates the
 // decisions. It returns the interrupted turn's calls and the results known
 // so far.
-func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
-	fail := func(err error) ([]ToolCallPart, []ToolResultPart, bool) {
-		r.fail(fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err), "")
-		return nil, nil, false
+func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, error) {
+	fail := func(err error) ([]ToolCallPart, []ToolResultPart, error) {
+		return nil, nil, fmt.Errorf("runlet: resuming run %q: %w", r.cfg.runID, err)
 	}
 	store := r.rt.checkpoints
 	cp := r.from // a nested agent's, checked with its caller's
@@ -176,12 +176,10 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 	if cp.SessionID != "" {
 		hist, err := r.rt.sessions.LoadSession(r.ctx, cp.SessionID)
 		if err != nil {
-			r.fail(fmt.Errorf("runlet: loading session %q: %w", cp.SessionID, err), "")
-			return nil, nil, false
+			return nil, nil, fmt.Errorf("runlet: loading session %q: %w", cp.SessionID, err)
 		}
 		if len(hist) != cp.HistoryLen+cp.Committed {
-			r.fail(fmt.Errorf("runlet: session %q changed while run %q was interrupted: %w", cp.SessionID, cp.RunID, ErrConflict), "")
-			return nil, nil, false
+			return nil, nil, fmt.Errorf("runlet: session %q changed while run %q was interrupted: %w", cp.SessionID, cp.RunID, ErrConflict)
 		}
 		r.history = hist[:cp.HistoryLen]
 		r.committed = cp.Committed
@@ -257,7 +255,7 @@ func (r *run) startResume() ([]ToolCallPart, []ToolResultPart, bool) {
 		}
 	}
 	r.applyEdits(calls, byID)
-	return calls, known, true
+	return calls, known, nil
 }
 
 // loadCheckpoint loads (or claims) the run's checkpoint with load and

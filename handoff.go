@@ -71,7 +71,7 @@ func (r *run) handoffResult(c ToolCallPart, t *handoffTool) (ToolResultPart, Too
 
 // handOff switches the run to the agent the model handed the conversation
 // to, at the end of the turn.
-func (r *run) handOff() bool {
+func (r *run) handOff() error {
 	h := r.next
 	r.next = nil
 	if h.Filter != nil {
@@ -85,11 +85,7 @@ func (r *run) handOff() bool {
 	r.info.mu.Lock()
 	r.info.Agent = h.Agent.Name
 	r.info.mu.Unlock()
-	if err := r.setupAgent(); err != nil {
-		r.fail(err, "")
-		return false
-	}
-	return true
+	return r.setupAgent()
 }
 
 // conversation returns the messages the current agent's model sees: the

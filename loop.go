@@ -64,25 +64,37 @@ func (r *run) drive(parent context.Context) {
 		r.scope = r.rt.scope.with(r.cfg.scope)
 		r.watched = r.yield != nil || len(r.observers) > 0
 	}
-	if r.agent == nil || r.agent.Model == nil {
-		r.fail(ErrNoModel, "")
-		return
+	// The one place a run fails: each step returns why.
+	if err := r.steps(); err != nil && err != errEnded {
+		r.fail(err)
 	}
+}
 
+// errEnded is what a step returns once the run has ended without failing
+// (finished or interrupted), or failed where it could not return (see
+// collect): there is nothing left to do.
+var errEnded = errors.New("runlet: run ended")
+
+// steps runs the run's steps until one ends it: it returns nil or errEnded
+// when the run ended, or the error to fail it with.
+func (r *run) steps() error {
+	if r.agent == nil || r.agent.Model == nil {
+		return ErrNoModel
+	}
 	var calls []ToolCallPart
 	var results []ToolResultPart
+	var err error
 	if r.resuming {
-		var ok bool
-		if calls, results, ok = r.startResume(); !ok {
-			return
+		if calls, results, err = r.startResume(); err != nil {
+			return err
 		}
-	} else if !r.startFresh() {
-		return
+	} else if err := r.startFresh(); err != nil {
+		return err
 	}
 	for {
 		if calls != nil {
-			if !r.act(calls, results) {
-				return
+			if err := r.act(calls, results); err != nil {
+				return err
 			}
 			calls, results = nil, nil
 			// Decisions and nested checkpoints were for the resumed turn's
@@ -90,20 +102,19 @@ func (r *run) drive(parent context.Context) {
 			// needs a decision of its own.
 			r.approved, r.rejected, r.nested, r.nestedDec = nil, nil, nil, nil
 		}
-		resp, ok := r.think()
-		if !ok {
-			return
+		resp, err := r.think()
+		if err != nil {
+			return err
 		}
 		calls = r.callsOf(resp.Message)
 		if r.out != nil {
-			if calls, ok = r.checkOutput(resp, calls); !ok {
-				return
+			if calls, err = r.checkOutput(resp, calls); err != nil {
+				return err
 			}
 			continue
 		}
 		if len(calls) == 0 {
-			r.finish(resp)
-			return
+			return r.finish(resp)
 		}
 	}
 }
@@ -169,20 +180,17 @@ func (r *run) setupAgent() error {
 	return r.setupOutput()
 }
 
-func (r *run) startFresh() bool {
+func (r *run) startFresh() error {
 	if err := r.setup(); err != nil {
-		r.fail(err, "")
-		return false
+		return err
 	}
 	if r.cfg.sessionID != "" {
 		if r.rt.sessions == nil {
-			r.fail(noSessionStore(r.cfg.sessionID), "")
-			return false
+			return noSessionStore(r.cfg.sessionID)
 		}
 		hist, err := r.rt.sessions.LoadSession(r.ctx, r.cfg.sessionID)
 		if err != nil {
-			r.fail(fmt.Errorf("runlet: loading session %q: %w", r.cfg.sessionID, err), "")
-			return false
+			return fmt.Errorf("runlet: loading session %q: %w", r.cfg.sessionID, err)
 		}
 		r.sessionLen = len(hist)
 		r.history = append(hist, r.cfg.history...)
@@ -199,25 +207,23 @@ func (r *run) startFresh() bool {
 	if r.watched {
 		r.emit(&RunStarted{SessionID: r.cfg.sessionID, Input: slices.Clone(r.added)})
 	}
-	return true
+	return nil
 }
 
 // act runs the tool calls of the last assistant message (Acting), appends
 // their results (Observing) and commits the turn. results holds results
 // already known for some calls (on resume).
-func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
+func (r *run) act(calls []ToolCallPart, known []ToolResultPart) error {
 	if r.limits.ToolCalls > 0 && r.ledger.tools()+len(calls) > r.limits.ToolCalls {
-		r.fail(fmt.Errorf("%w: %d tool calls", ErrUsageLimit, r.limits.ToolCalls), "usage_limit:tool_calls")
-		return false
+		return &PolicyError{Policy: "usage_limit:tool_calls", Err: fmt.Errorf("%w: %d tool calls", ErrUsageLimit, r.limits.ToolCalls)}
 	}
 	r.transition(StateActing)
-	results, pending, ok := r.runTools(calls, known)
-	if !ok {
-		return false
+	results, pending, err := r.runTools(calls, known)
+	if err != nil {
+		return err
 	}
 	if len(pending) > 0 {
-		r.interrupt(calls, results, pending)
-		return false
+		return r.interrupt(calls, results, pending)
 	}
 	r.ledger.addTools(len(calls))
 	r.calledTools = true
@@ -227,41 +233,40 @@ func (r *run) act(calls []ToolCallPart, known []ToolResultPart) bool {
 	}
 	r.added = append(r.added, Message{Role: RoleTool, Parts: parts})
 	r.transition(StateObserving)
-	if !r.commit() {
-		return false
+	if err := r.commit(); err != nil {
+		return err
 	}
-	if r.next != nil && !r.handOff() {
-		return false
+	if r.next != nil {
+		if err := r.handOff(); err != nil {
+			return err
+		}
 	}
 	// Agents called as tools spend the same budget: stop as soon as it is
 	// spent, as if this agent had spent it.
-	if policy, err := r.checkTokens(); err != nil {
-		r.fail(err, policy)
-		return false
-	}
-	return true
+	return r.tokensLeft()
 }
 
 // commit appends this run's not yet stored messages to the session. It is
 // called only at turn boundaries, so the store never holds a half turn.
-func (r *run) commit() bool {
+func (r *run) commit() error {
 	if r.cfg.sessionID == "" || r.committed == len(r.added) {
-		return true
+		return nil
 	}
 	// Store writes finish even if the run is being cancelled, so a completed
 	// turn is not lost.
 	ctx := context.WithoutCancel(r.ctx)
 	if err := r.rt.sessions.AppendSession(ctx, r.cfg.sessionID, r.sessionLen+r.committed, r.added[r.committed:]); err != nil {
-		r.fail(fmt.Errorf("runlet: saving session %q: %w", r.cfg.sessionID, err), "")
-		return false
+		return fmt.Errorf("runlet: saving session %q: %w", r.cfg.sessionID, err)
 	}
 	r.committed = len(r.added)
-	return true
+	return nil
 }
 
-func (r *run) finish(resp *ModelResponse) {
-	if !r.commit() {
-		return
+// finish commits the last turn and ends the run as finished with resp's
+// answer. It returns errEnded, or why the commit failed.
+func (r *run) finish(resp *ModelResponse) error {
+	if err := r.commit(); err != nil {
+		return err
 	}
 	res := r.snapshot(StateFinished)
 	res.Output = resp.Message.Text()
@@ -271,6 +276,7 @@ func (r *run) finish(resp *ModelResponse) {
 	if r.watched {
 		r.emit(&RunFinished{Result: res})
 	}
+	return errEnded
 }
 
 // snapshot returns the Result as the run ends, with status. The run adds
@@ -296,13 +302,15 @@ func (r *run) snapshot(status RunState) *Result {
 	return res
 }
 
-// fail ends the run with err. policy names the policy that stopped it, if any.
-func (r *run) fail(err error, policy string) {
-	if ce := r.ctx.Err(); ce != nil && !errors.Is(err, ce) && policy == "" {
+// fail ends the run with err: a *PolicyError when a policy stopped it
+// (made by the step that applied the policy, never wrapped), else the
+// cause, joined to the context's error if the run was cancelled.
+func (r *run) fail(err error) {
+	policy := ""
+	if pe, ok := err.(*PolicyError); ok {
+		policy = pe.Policy
+	} else if ce := r.ctx.Err(); ce != nil && !errors.Is(err, ce) {
 		err = fmt.Errorf("%w: %w", ce, err)
-	}
-	if policy != "" {
-		err = &PolicyError{Policy: policy, Err: err}
 	}
 	r.err = err
 	if r.info != nil {

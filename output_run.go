@@ -162,14 +162,14 @@ func (o *outputState) shapeRequest(req *ModelRequest) {
 }
 
 // checkOutput looks at a response of a run with an output schema. It
-// returns the tool calls to run next (none to ask the model again) and
-// true, or false once it has ended the run: finished with a valid answer,
-// or failed on a refusal or an answer still invalid after the last retry.
-func (r *run) checkOutput(resp *ModelResponse, calls []ToolCallPart) ([]ToolCallPart, bool) {
+// returns the tool calls to run next (none to ask the model again), or an
+// error once the run is to end: errEnded when it finished with a valid
+// answer, else why it fails (a refusal, an answer still invalid after the
+// last retry).
+func (r *run) checkOutput(resp *ModelResponse, calls []ToolCallPart) ([]ToolCallPart, error) {
 	o := r.out
 	if resp.FinishReason == FinishRefusal {
-		r.fail(&RefusalError{Text: strings.TrimSpace(resp.Message.Text())}, "")
-		return nil, false
+		return nil, &RefusalError{Text: strings.TrimSpace(resp.Message.Text())}
 	}
 	var outCall *ToolCallPart
 	if o.mode == OutputTool {
@@ -181,7 +181,7 @@ func (r *run) checkOutput(resp *ModelResponse, calls []ToolCallPart) ([]ToolCall
 		}
 	}
 	if outCall == nil && len(calls) > 0 {
-		return calls, true // tools first
+		return calls, nil // tools first
 	}
 	raw := resp.Message.Text()
 	if outCall != nil {
@@ -197,12 +197,10 @@ func (r *run) checkOutput(resp *ModelResponse, calls []ToolCallPart) ([]ToolCall
 		final := *resp
 		final.Message = answerMessage(resp.Message, answer)
 		r.added[len(r.added)-1] = final.Message
-		r.finish(&final)
-		return nil, false
+		return nil, r.finish(&final)
 	}
 	if !retrying {
-		r.fail(&OutputError{Mode: o.mode, Raw: raw, Errors: errs, Attempts: o.attempts}, "")
-		return nil, false
+		return nil, &OutputError{Mode: o.mode, Raw: raw, Errors: errs, Attempts: o.attempts}
 	}
 	r.added = append(r.added, repairMessage(o.mode, calls, outCall, errs))
 	return nil, r.commit()

@@ -12,13 +12,12 @@ import (
 // preparers and hooks to the accounted response.
 
 // think is one model call: Thinking state, request, preparers, hooks, model.
-func (r *run) think() (*ModelResponse, bool) {
+func (r *run) think() (*ModelResponse, error) {
 	if r.info.Turn >= r.maxTurns {
-		r.fail(fmt.Errorf("%w (%d)", ErrMaxTurns, r.maxTurns), "max_turns")
-		return nil, false
+		return nil, &PolicyError{Policy: "max_turns", Err: fmt.Errorf("%w (%d)", ErrMaxTurns, r.maxTurns)}
 	}
-	if !r.requestAllowed() {
-		return nil, false
+	if err := r.requestAllowed(); err != nil {
+		return nil, err
 	}
 	r.transition(StateThinking)
 	r.info.mu.Lock()
@@ -26,26 +25,24 @@ func (r *run) think() (*ModelResponse, bool) {
 	r.info.mu.Unlock()
 	if !r.toolsLoaded && len(r.agent.Toolsets) > 0 {
 		if err := r.loadTools(); err != nil {
-			r.fail(err, "")
-			return nil, false
+			return nil, err
 		}
 	}
 	r.toolsLoaded = false
 
 	req := r.buildRequest()
-	if !r.prepare(req) {
-		return nil, false
+	if err := r.prepare(req); err != nil {
+		return nil, err
 	}
 	for _, h := range r.hooks {
 		if h.BeforeModelCall != nil {
 			if err := h.BeforeModelCall(r.ctx, req); err != nil {
-				r.fail(err, "hook:BeforeModelCall")
-				return nil, false
+				return nil, &PolicyError{Policy: "hook:BeforeModelCall", Err: err}
 			}
 		}
 	}
-	if !r.requestAllowed() { // the preparers' own calls count too
-		return nil, false
+	if err := r.requestAllowed(); err != nil { // the preparers' own calls count too
+		return nil, err
 	}
 	if r.watched {
 		r.emit(&ModelStarted{Purpose: PurposeAgent, Request: req})
@@ -53,14 +50,12 @@ func (r *run) think() (*ModelResponse, bool) {
 	start := time.Now()
 	resp, err := r.callModel(req)
 	if err != nil {
-		r.fail(err, "")
-		return nil, false
+		return nil, err
 	}
 	for _, h := range r.hooks {
 		if h.AfterModelCall != nil {
 			if err := h.AfterModelCall(r.ctx, req, resp); err != nil {
-				r.fail(err, "hook:AfterModelCall")
-				return nil, false
+				return nil, &PolicyError{Policy: "hook:AfterModelCall", Err: err}
 			}
 		}
 	}
@@ -73,20 +68,19 @@ func (r *run) think() (*ModelResponse, bool) {
 	if r.watched {
 		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Cost: cost, Duration: time.Since(start)})
 	}
-	if policy, err := r.checkTokens(); err != nil {
-		r.fail(err, policy)
-		return nil, false
+	if err := r.tokensLeft(); err != nil {
+		return nil, err
 	}
-	return resp, true
+	return resp, nil
 }
 
-// requestAllowed fails the run if its request limit is used up.
-func (r *run) requestAllowed() bool {
+// requestAllowed returns the *PolicyError that fails the run if its
+// request limit is used up.
+func (r *run) requestAllowed() error {
 	if r.limits.Requests > 0 && r.ledger.total().Requests >= r.limits.Requests {
-		r.fail(fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests), "usage_limit:requests")
-		return false
+		return &PolicyError{Policy: "usage_limit:requests", Err: fmt.Errorf("%w: %d model requests", ErrUsageLimit, r.limits.Requests)}
 	}
-	return true
+	return nil
 }
 
 // nameCalls gives tool calls without an ID (some servers send none), or
@@ -201,13 +195,13 @@ func (r *run) newRequest() *ModelRequest {
 	return req
 }
 
-func (r *run) prepare(req *ModelRequest) bool {
+func (r *run) prepare(req *ModelRequest) error {
 	before := len(req.Messages)
 	if len(r.preparers) == 0 {
 		r.info.mu.Lock()
 		r.info.prevMessages, r.info.prevKeptFrom = before, 0
 		r.info.mu.Unlock()
-		return true
+		return nil
 	}
 	notes := &prepNotes{}
 	r.info.mu.Lock()
@@ -227,8 +221,10 @@ func (r *run) prepare(req *ModelRequest) bool {
 			case errors.Is(err, ErrUsageLimit) && r.limitHit != "":
 				policy = r.limitHit
 			}
-			r.fail(err, policy)
-			return false
+			if policy != "" {
+				return &PolicyError{Policy: policy, Err: err}
+			}
+			return err
 		}
 	}
 	// Preparers only drop from the front or replace a prefix; remember where
@@ -246,7 +242,7 @@ func (r *run) prepare(req *ModelRequest) bool {
 			Notes:           notes.notes,
 		})
 	}
-	return true
+	return nil
 }
 
 // callModel calls Generate for Run and Stream for Stream, forwarding deltas.
@@ -301,6 +297,15 @@ func (r *run) streamModel(m Model, req *ModelRequest) (*ModelResponse, error) {
 		return nil, &ProviderError{Message: "model stream ended without a final response", Err: ErrStreamIncomplete}
 	}
 	return out.resp, nil
+}
+
+// tokensLeft returns the *PolicyError that fails the run if it has spent
+// more tokens than its limits allow.
+func (r *run) tokensLeft() error {
+	if policy, err := r.checkTokens(); err != nil {
+		return &PolicyError{Policy: policy, Err: err}
+	}
+	return nil
 }
 
 func (r *run) checkTokens() (string, error) {

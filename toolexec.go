@@ -27,7 +27,7 @@ type toolOutcome struct {
 // calls that remain run concurrently (bounded). Results come back in the
 // model's order; pending lists the calls waiting for a human. known holds
 // results already decided (on resume; zero CallID means none).
-func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []ToolResultPart, pending []int, ok bool) {
+func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []ToolResultPart, pending []int, err error) {
 	results = r.turnResults(len(calls))
 	kinds := make([]ToolErrorKind, len(calls))
 	r.pausedCalls = nil
@@ -47,16 +47,15 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		}
 		res, kind, verdict, err := r.beforeTool(c)
 		if err != nil {
-			r.fail(err, "hook:BeforeToolCall")
-			return nil, nil, false
+			return nil, nil, &PolicyError{Policy: "hook:BeforeToolCall", Err: err}
 		}
 		switch verdict {
 		case verdictPending:
 			pending = append(pending, i)
 		case verdictDone:
 			results[i], kinds[i] = res, kind
-			if !r.settled(*c, &results[i], kind) {
-				return nil, nil, false
+			if err := r.settled(*c, &results[i], kind); err != nil {
+				return nil, nil, err
 			}
 		default:
 			if ht, ok := r.toolOf(c.Name).(*handoffTool); ok {
@@ -64,8 +63,8 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 				if r.watched {
 					r.emit(&ToolStarted{Call: *c})
 				}
-				if !r.afterTool(*c, &results[i]) {
-					return nil, nil, false
+				if err := r.afterTool(*c, &results[i]); err != nil {
+					return nil, nil, err
 				}
 				if r.watched {
 					r.emit(&ToolFinished{Call: *c, Result: results[i], ErrorKind: kinds[i]})
@@ -75,8 +74,8 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 			inv, content, kind := r.check(*c)
 			if kind != "" {
 				results[i] = errorResult(*c, content)
-				if !r.settled(*c, &results[i], kind) {
-					return nil, nil, false
+				if err := r.settled(*c, &results[i], kind); err != nil {
+					return nil, nil, err
 				}
 				continue
 			}
@@ -84,8 +83,10 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 			invokes = append(invokes, inv)
 		}
 	}
-	if len(runnable) > 0 && !r.execute(calls, runnable, invokes, results) {
-		return nil, nil, false
+	if len(runnable) > 0 {
+		if err := r.execute(calls, runnable, invokes, results); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(r.pausedCalls) > 0 {
 		for _, i := range runnable {
@@ -95,7 +96,7 @@ func (r *run) runTools(calls []ToolCallPart, known []ToolResultPart) (results []
 		}
 		slices.Sort(pending)
 	}
-	return results, pending, true
+	return results, pending, nil
 }
 
 // turnCalls is how many calls of a turn the run's own buffers hold; a
@@ -116,18 +117,18 @@ func (r *run) turnResults(n int) []ToolResultPart {
 
 // settled reports a call whose result is known without running it (a hook
 // answered, or the call failed its checks): ToolStarted, the AfterToolCall
-// hooks, ToolFinished. It reports whether the run goes on.
-func (r *run) settled(c ToolCallPart, res *ToolResultPart, kind ToolErrorKind) bool {
+// hooks, ToolFinished. It returns why the run fails, if a hook failed it.
+func (r *run) settled(c ToolCallPart, res *ToolResultPart, kind ToolErrorKind) error {
 	if r.watched {
 		r.emit(&ToolStarted{Call: c})
 	}
-	if !r.afterTool(c, res) {
-		return false
+	if err := r.afterTool(c, res); err != nil {
+		return err
 	}
 	if r.watched {
 		r.emit(&ToolFinished{Call: c, Result: *res, ErrorKind: kind})
 	}
-	return true
+	return nil
 }
 
 type verdict int
@@ -168,23 +169,24 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 	return ToolResultPart{}, "", verdictRun, nil
 }
 
-func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) bool {
+// afterTool runs the AfterToolCall hooks on a call's result. It returns
+// the *PolicyError that fails the run if one of them fails.
+func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) error {
 	for _, h := range r.hooks {
 		if h.AfterToolCall != nil {
 			if err := h.AfterToolCall(r.ctx, c, res); err != nil {
-				r.fail(err, "hook:AfterToolCall")
-				return false
+				return &PolicyError{Policy: "hook:AfterToolCall", Err: err}
 			}
 		}
 	}
-	return true
+	return nil
 }
 
 // execute runs the given calls, at most toolConcurrency at once, and emits
 // tool.finished as each completes. Workers return
 // promptly once the run is cancelled (see callTool), so waiting for all of
 // them is bounded and no worker outlives the run.
-func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, results []ToolResultPart) bool {
+func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, results []ToolResultPart) error {
 	for _, i := range idx {
 		if r.watched {
 			r.emit(&ToolStarted{Call: calls[i]})
@@ -268,6 +270,8 @@ func (r *run) tooManyAbandoned() bool {
 // collect takes one finished call's outcome: its result, the AfterToolCall
 // hooks, tool.finished. After a hook failed (*hookFailed) or the run was
 // cancelled it only keeps the result, so that every worker is waited for.
+// A failing hook fails the run here and at once, not once the other calls
+// are done: the one exception to steps returning why the run fails.
 func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultPart, hookFailed *bool) {
 	c := calls[o.i]
 	if o.paused != nil {
@@ -281,7 +285,8 @@ func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultP
 	if *hookFailed || r.ctx.Err() != nil {
 		return
 	}
-	if !r.afterTool(c, &results[o.i]) {
+	if err := r.afterTool(c, &results[o.i]); err != nil {
+		r.fail(err)
 		*hookFailed = true // keep collecting so no worker outlives the run
 		return
 	}
@@ -290,16 +295,16 @@ func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultP
 	}
 }
 
-// executed ends execute: false if a hook failed the run or it was cancelled.
-func (r *run) executed(hookFailed bool) bool {
+// executed ends execute: errEnded if a hook failed the run, the context's
+// error if it was cancelled.
+func (r *run) executed(hookFailed bool) error {
 	if hookFailed {
-		return false
+		return errEnded
 	}
 	if err := r.ctx.Err(); err != nil {
-		r.fail(err, "")
-		return false
+		return err
 	}
-	return true
+	return nil
 }
 
 // invocation is a checked call, ready to run on a worker: the tool, its
