@@ -1,0 +1,450 @@
+package uistream
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/runlet/runlet"
+)
+
+// AISDKVersion is the version of the `ai` npm package whose UI message
+// stream protocol (header x-vercel-ai-ui-message-stream: v1) this package
+// speaks, and which its tests run against.
+const AISDKVersion = "7.0.173"
+
+// NewAISDKHandler returns a handler speaking the Vercel AI SDK's UI
+// message stream protocol, the one useChat (@ai-sdk/react) reads: it
+// accepts useChat's request (messages with parts), runs or resumes the
+// agent, and streams the run as UI message chunks over server-sent
+// events. See the package documentation for the mapping.
+func NewAISDKHandler(o Options) http.Handler {
+	return newHandler(o, aisdk{})
+}
+
+// aisdk is the UI message stream protocol.
+type aisdk struct{}
+
+func (aisdk) decode(body []byte) (*turn, error) { return decodeUIRequest(body) }
+
+func (aisdk) header(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+func (aisdk) encoder(t *turn, o *Options) encoder {
+	return &uiEncoder{opts: o, announced: make(map[string]bool)}
+}
+
+// uiEncoder maps one run's events to UI message chunks. The run's own
+// agent (depth 0) fills the assistant message; agents called as tools
+// send data parts (see the package documentation).
+type uiEncoder struct {
+	opts *Options
+
+	started  bool
+	inStep   bool
+	open     string // "text" or "reasoning": the part being streamed
+	openID   string
+	parts    int  // IDs of text and reasoning parts: "t1", "r2", ...
+	stepText bool // text streamed in this step
+	stepReas bool // reasoning streamed in this step
+	calls    map[int]*uiCall
+	// announced holds the calls the page has as tool parts (input
+	// available), with their arguments.
+	announced map[string]bool
+	output    bool // the run's answer was checked against an output schema
+	usage     runlet.Usage
+	cost      runlet.Cost
+	finished  bool
+}
+
+// uiCall is a tool call streaming in, by index in its response.
+type uiCall struct {
+	id, name string
+	early    []byte // argument text before the ID came
+}
+
+// chunk is one UI message chunk. Every field but Type is optional, as in
+// the protocol's schema; nil and zero fields are left out.
+type chunk map[string]any
+
+func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
+	h := ev.Header()
+	if h.Depth > 0 {
+		return e.nested(w, ev)
+	}
+	switch ev := ev.(type) {
+	case *runlet.RunStarted:
+		return e.start(w, h.RunID)
+	case *runlet.RunResumed:
+		return e.start(w, h.RunID)
+	case *runlet.ModelStarted:
+		if ev.Purpose != "" && ev.Purpose != runlet.PurposeAgent {
+			return nil
+		}
+		if err := e.endStep(w); err != nil {
+			return err
+		}
+		e.inStep, e.stepText, e.stepReas = true, false, false
+		e.calls = nil
+		return w.data(chunk{"type": "start-step"})
+	case *runlet.TextDelta:
+		e.stepText = true
+		return e.delta(w, "text", ev.Delta)
+	case *runlet.ReasoningDelta:
+		e.stepReas = true
+		return e.delta(w, "reasoning", ev.Delta)
+	case *runlet.ToolCallDelta:
+		return e.toolDelta(w, ev)
+	case *runlet.ModelFinished:
+		if ev.Purpose != "" && ev.Purpose != runlet.PurposeAgent {
+			e.usage, e.cost = e.usage.Add(ev.Response.Usage), e.cost.Add(ev.Cost)
+			return nil
+		}
+		return e.modelFinished(w, ev)
+	case *runlet.ToolStarted:
+		if err := e.closePart(w); err != nil {
+			return err
+		}
+		return e.announce(w, ev.Call)
+	case *runlet.ToolFinished:
+		return e.toolFinished(w, ev)
+	case *runlet.OutputPartial:
+		return w.data(chunk{"type": "data-output", "id": "output", "data": ev.JSON})
+	case *runlet.OutputChecked:
+		e.output = ev.Valid
+		return nil
+	case *runlet.HandoffOccurred:
+		return w.data(chunk{"type": "data-handoff", "data": map[string]string{"from": ev.From, "to": ev.To}})
+	case *runlet.RunInterrupted:
+		return e.interrupted(w, ev)
+	case *runlet.RunFinished:
+		if e.output && json.Valid([]byte(ev.Result.Output)) {
+			if err := w.data(chunk{"type": "data-output", "id": "output", "data": json.RawMessage(ev.Result.Output)}); err != nil {
+				return err
+			}
+		}
+		return e.finish(w, "stop", ev.Result)
+	case *runlet.RunFailed:
+		if err := e.endStep(w); err != nil {
+			return err
+		}
+		if err := w.data(chunk{"type": "error", "errorText": e.opts.ErrorText(err, ev)}); err != nil {
+			return err
+		}
+		return e.finish(w, "error", ev.Result)
+	}
+	return nil // an event this protocol does not carry, or one newer than this code
+}
+
+// start opens the assistant message; its ID is the run's, so a resumed
+// run goes on in the message that asked for approval.
+func (e *uiEncoder) start(w *frameWriter, runID string) error {
+	if e.started {
+		return nil
+	}
+	e.started = true
+	if runID == "" {
+		return w.data(chunk{"type": "start"})
+	}
+	return w.data(chunk{"type": "start", "messageId": runID, "messageMetadata": uiMetadata{RunID: runID}})
+}
+
+// delta streams text or reasoning, opening a part of that kind.
+func (e *uiEncoder) delta(w *frameWriter, kind, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	if e.open != kind {
+		if err := e.closePart(w); err != nil {
+			return err
+		}
+		e.parts++
+		e.open, e.openID = kind, kind[:1]+strconv.Itoa(e.parts)
+		if err := w.data(chunk{"type": kind + "-start", "id": e.openID}); err != nil {
+			return err
+		}
+	}
+	return w.data(chunk{"type": kind + "-delta", "id": e.openID, "delta": delta})
+}
+
+// closePart ends the text or reasoning part being streamed.
+func (e *uiEncoder) closePart(w *frameWriter) error {
+	if e.open == "" {
+		return nil
+	}
+	kind := e.open
+	e.open = ""
+	return w.data(chunk{"type": kind + "-end", "id": e.openID})
+}
+
+// endStep closes the step being streamed.
+func (e *uiEncoder) endStep(w *frameWriter) error {
+	if err := e.closePart(w); err != nil {
+		return err
+	}
+	if !e.inStep {
+		return nil
+	}
+	e.inStep = false
+	return w.data(chunk{"type": "finish-step"})
+}
+
+// toolDelta streams a tool call's arguments as the model writes them.
+func (e *uiEncoder) toolDelta(w *frameWriter, ev *runlet.ToolCallDelta) error {
+	if err := e.closePart(w); err != nil {
+		return err
+	}
+	if e.calls == nil {
+		e.calls = make(map[int]*uiCall)
+	}
+	c := e.calls[ev.Index]
+	if c == nil {
+		c = &uiCall{}
+		e.calls[ev.Index] = c
+	}
+	if c.id == "" {
+		if ev.ID == "" || ev.Name == "" && c.name == "" {
+			if ev.Name != "" {
+				c.name = ev.Name
+			}
+			c.early = append(c.early, ev.Delta...)
+			return nil
+		}
+		c.id = ev.ID
+		if ev.Name != "" {
+			c.name = ev.Name
+		}
+		if err := w.data(chunk{"type": "tool-input-start", "toolCallId": c.id, "toolName": c.name, "dynamic": true}); err != nil {
+			return err
+		}
+		if len(c.early) > 0 {
+			early := string(c.early)
+			c.early = nil
+			if err := w.data(chunk{"type": "tool-input-delta", "toolCallId": c.id, "inputTextDelta": early}); err != nil {
+				return err
+			}
+		}
+	}
+	if ev.Delta == "" {
+		return nil
+	}
+	return w.data(chunk{"type": "tool-input-delta", "toolCallId": c.id, "inputTextDelta": ev.Delta})
+}
+
+// modelFinished sends what a model that does not stream said (Generate,
+// or a middleware that answers whole), and the calls' complete inputs.
+func (e *uiEncoder) modelFinished(w *frameWriter, ev *runlet.ModelFinished) error {
+	e.usage, e.cost = e.usage.Add(ev.Response.Usage), e.cost.Add(ev.Cost)
+	msg := ev.Response.Message
+	if !e.stepReas {
+		for _, p := range msg.Parts {
+			if r, ok := p.(runlet.ReasoningPart); ok {
+				if err := e.delta(w, "reasoning", r.Text); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if !e.stepText {
+		if err := e.delta(w, "text", msg.Text()); err != nil {
+			return err
+		}
+	}
+	if err := e.closePart(w); err != nil {
+		return err
+	}
+	for _, p := range msg.Parts {
+		if c, ok := p.(runlet.ToolCallPart); ok {
+			if err := e.announce(w, c); err != nil {
+				return err
+			}
+		}
+	}
+	return w.data(chunk{"type": "message-metadata", "messageMetadata": e.metadata(nil)})
+}
+
+// announce makes sure the page has call as a tool part with its complete
+// input: once per call, and again when a person edited the arguments.
+func (e *uiEncoder) announce(w *frameWriter, call runlet.ToolCallPart) error {
+	key := call.ID + "\x00" + string(call.Arguments)
+	if e.announced[key] {
+		return nil
+	}
+	started := false
+	for _, c := range e.calls {
+		started = started || c.id == call.ID
+	}
+	if !started && !e.announced[call.ID] {
+		if err := w.data(chunk{"type": "tool-input-start", "toolCallId": call.ID, "toolName": call.Name, "dynamic": true}); err != nil {
+			return err
+		}
+	}
+	e.announced[key], e.announced[call.ID] = true, true
+	c := chunk{"type": "tool-input-available", "toolCallId": call.ID, "toolName": call.Name, "dynamic": true}
+	if json.Valid(call.Arguments) {
+		c["input"] = call.Arguments
+	} else {
+		c["input"] = string(call.Arguments)
+	}
+	return w.data(c)
+}
+
+// toolFinished sends a call's outcome: its output, its error, or that it
+// was denied (rejected by a person, or by a hook).
+func (e *uiEncoder) toolFinished(w *frameWriter, ev *runlet.ToolFinished) error {
+	if err := e.closePart(w); err != nil {
+		return err
+	}
+	if err := e.announce(w, ev.Call); err != nil {
+		return err
+	}
+	id := ev.Call.ID
+	switch {
+	case ev.ErrorKind == runlet.ToolDenied:
+		return w.data(chunk{"type": "tool-output-denied", "toolCallId": id})
+	case ev.Result.IsError:
+		return w.data(chunk{"type": "tool-output-error", "toolCallId": id, "errorText": ev.Result.Content, "dynamic": true})
+	}
+	return w.data(chunk{"type": "tool-output-available", "toolCallId": id, "output": toolOutput(ev.Result), "dynamic": true})
+}
+
+// toolOutput is a result's content: its JSON value when it is JSON (a
+// tool returning a struct), else its text as a JSON string.
+func toolOutput(r runlet.ToolResultPart) any {
+	if b := []byte(r.Content); len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
+		return json.RawMessage(b)
+	}
+	return r.Content
+}
+
+// interrupted asks the page to approve the pending calls. The approval
+// ID is the run's ID: the page's answer names the run to resume.
+func (e *uiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) error {
+	if err := e.closePart(w); err != nil {
+		return err
+	}
+	for _, call := range ev.Pending {
+		if err := e.announce(w, call); err != nil {
+			return err
+		}
+		if err := w.data(chunk{"type": "tool-approval-request", "approvalId": ev.RunID, "toolCallId": call.ID}); err != nil {
+			return err
+		}
+	}
+	return e.finish(w, "tool-calls", ev.Result)
+}
+
+// finish closes the step and the message, with the run's usage and cost
+// as the message's metadata.
+func (e *uiEncoder) finish(w *frameWriter, reason string, res *runlet.Result) error {
+	if err := e.endStep(w); err != nil {
+		return err
+	}
+	e.finished = true
+	return w.data(chunk{"type": "finish", "finishReason": reason, "messageMetadata": e.metadata(res)})
+}
+
+// uiMetadata is the assistant message's metadata (UIMessage.metadata).
+type uiMetadata struct {
+	RunID  string          `json:"runId,omitempty"`
+	Status runlet.RunState `json:"status,omitempty"`
+	Usage  runlet.Usage    `json:"usage"`
+	Cost   *runlet.Cost    `json:"cost,omitempty"` // unset when no call was priced
+	Turns  int             `json:"turns,omitempty"`
+}
+
+func (e *uiEncoder) metadata(res *runlet.Result) uiMetadata {
+	m := uiMetadata{Usage: e.usage}
+	cost := e.cost
+	if res != nil {
+		m.RunID, m.Status, m.Usage, m.Turns = res.RunID, res.Status, res.Usage, res.Turns
+		cost = res.Cost
+	}
+	if cost.Amount != 0 || cost.Unpriced == 0 && m.Usage.Requests > 0 {
+		m.Cost = &cost
+	}
+	return m
+}
+
+// nested maps the events of an agent called as a tool (depth > 0) to data
+// parts: the page shows them under the call (CallPath) that ran it.
+func (e *uiEncoder) nested(w *frameWriter, ev runlet.Event) error {
+	h := ev.Header()
+	switch ev := ev.(type) {
+	case *runlet.AgentStarted:
+		return w.data(chunk{"type": "data-agent", "id": h.CallPath, "data": agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: "running"}})
+	case *runlet.AgentFinished:
+		d := agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: string(ev.Status), ErrorType: ev.ErrorType}
+		if ev.Result != nil && ev.Status == runlet.StateFinished {
+			d.Output = ev.Result.Output
+		}
+		return w.data(chunk{"type": "data-agent", "id": h.CallPath, "data": d})
+	case *runlet.TextDelta:
+		return w.data(chunk{"type": "data-agent-delta", "transient": true, "data": map[string]string{"callPath": h.CallPath, "agent": h.Agent, "delta": ev.Delta}})
+	case *runlet.ToolStarted:
+		return w.data(chunk{"type": "data-agent-tool", "id": h.CallPath + "/" + ev.Call.ID, "data": agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "running"}})
+	case *runlet.ToolFinished:
+		t := agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "output-available", Output: toolOutput(ev.Result)}
+		if ev.Result.IsError {
+			t.State, t.Output, t.ErrorText = "output-error", nil, ev.Result.Content
+		}
+		return w.data(chunk{"type": "data-agent-tool", "id": h.CallPath + "/" + ev.Call.ID, "data": t})
+	case *runlet.ModelFinished:
+		e.usage, e.cost = e.usage.Add(ev.Response.Usage), e.cost.Add(ev.Cost)
+	}
+	return nil
+}
+
+// agentData is a data-agent part: an agent called as a tool.
+type agentData struct {
+	Agent     string `json:"agent"`
+	CallPath  string `json:"callPath"`
+	Depth     int    `json:"depth"`
+	Status    string `json:"status"` // running, finished, interrupted, failed
+	Output    string `json:"output,omitempty"`
+	ErrorType string `json:"errorType,omitempty"`
+}
+
+// agentTool is a data-agent-tool part: a tool call of such an agent.
+type agentTool struct {
+	CallPath   string `json:"callPath"`
+	Agent      string `json:"agent"`
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	Input      any    `json:"input"`
+	State      string `json:"state"`
+	Output     any    `json:"output,omitempty"`
+	ErrorText  string `json:"errorText,omitempty"`
+}
+
+func jsonOrString(b json.RawMessage) any {
+	if json.Valid(b) {
+		return b
+	}
+	return string(b)
+}
+
+// end closes a stream whose run ended without a terminal event: a resume
+// refused before it started, say.
+func (e *uiEncoder) end(w *frameWriter, err error) error {
+	if !e.finished {
+		if err := e.start(w, ""); err != nil {
+			return err
+		}
+		if err2 := e.endStep(w); err2 != nil {
+			return err2
+		}
+		if err := w.data(chunk{"type": "error", "errorText": e.opts.ErrorText(err, nil)}); err != nil {
+			return err
+		}
+		if err := w.data(chunk{"type": "finish", "finishReason": "error"}); err != nil {
+			return err
+		}
+	}
+	return w.raw("data: ", []byte("[DONE]"))
+}

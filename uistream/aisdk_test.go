@@ -1,0 +1,235 @@
+package uistream_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/runlettest"
+	"github.com/runlet/runlet/uistream"
+)
+
+type weatherArgs struct {
+	City string `json:"city"`
+}
+
+// newAgent returns an agent on a scripted model with a weather tool and a
+// delete tool that needs approval.
+func newAgent(m runlet.Model) *runlet.Agent {
+	weather := runlet.NewTool("get_weather", "Weather in a city.",
+		func(ctx context.Context, in weatherArgs) (string, error) { return "sunny in " + in.City, nil })
+	del := runlet.NewTool("delete_file", "Delete a file.",
+		func(ctx context.Context, in struct {
+			Path string `json:"path"`
+		}) (string, error) {
+			return "deleted " + in.Path, nil
+		}, runlet.WithApproval())
+	return &runlet.Agent{Name: "assistant", Model: m, Tools: []runlet.Tool{weather, del}}
+}
+
+// userBody is useChat's body for one user message after history.
+func userBody(text string, history ...string) string {
+	msgs := slices.Clone(history)
+	msgs = append(msgs, `{"id":"u1","role":"user","parts":[{"type":"text","text":`+quote(text)+`}]}`)
+	return `{"id":"chat1","trigger":"submit-message","messages":[` + strings.Join(msgs, ",") + `]}`
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// post sends body and returns the response and its chunks, [DONE] last.
+func post(t *testing.T, url, body string) (*http.Response, []map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	return resp, readChunks(t, resp.Body)
+}
+
+func readChunks(t *testing.T, r io.Reader) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("not a data line: %q", line)
+		}
+		if data == "[DONE]" {
+			out = append(out, map[string]any{"type": "[DONE]"})
+			continue
+		}
+		var c map[string]any
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatalf("chunk %q: %v", data, err)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func types(chunks []map[string]any) []string {
+	var ts []string
+	for _, c := range chunks {
+		ts = append(ts, c["type"].(string))
+	}
+	return ts
+}
+
+func find(chunks []map[string]any, typ string) map[string]any {
+	for _, c := range chunks {
+		if c["type"] == typ {
+			return c
+		}
+	}
+	return nil
+}
+
+func TestAISDKStreamsARun(t *testing.T) {
+	m := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_1", "get_weather", `{"city":"Paris"}`)),
+		runlettest.TextReply("It is sunny in Paris."),
+	)
+	m.ChunkSize = 4
+	rt := runlet.NewRuntime()
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: rt, Agent: newAgent(m)}))
+	defer srv.Close()
+
+	resp, chunks := post(t, srv.URL, userBody("Weather in Paris?"))
+	if got := resp.Header.Get("x-vercel-ai-ui-message-stream"); got != "v1" {
+		t.Errorf("protocol header = %q", got)
+	}
+	if got := resp.Header.Get("Content-Type"); got != "text/event-stream" {
+		t.Errorf("Content-Type = %q", got)
+	}
+	want := []string{"start", "start-step", "tool-input-start", "tool-input-delta", "tool-input-available", "message-metadata",
+		"tool-output-available", "finish-step", "start-step", "text-start", "text-delta",
+		"text-end", "message-metadata", "finish-step", "finish", "[DONE]"}
+	if got := slices.Compact(types(chunks)); !slices.Equal(got, want) {
+		t.Fatalf("chunks (repeats removed) = %v, want %v", got, want)
+	}
+	var text strings.Builder
+	for _, c := range chunks {
+		if c["type"] == "text-delta" {
+			text.WriteString(c["delta"].(string))
+		}
+	}
+	if text.String() != "It is sunny in Paris." {
+		t.Errorf("text = %q", text.String())
+	}
+	out := find(chunks, "tool-output-available")
+	if out["toolCallId"] != "call_1" || out["output"] != "sunny in Paris" {
+		t.Errorf("tool output chunk = %v", out)
+	}
+	in := find(chunks, "tool-input-available")
+	if in["input"].(map[string]any)["city"] != "Paris" || in["toolName"] != "get_weather" {
+		t.Errorf("tool input chunk = %v", in)
+	}
+	fin := find(chunks, "finish")
+	meta := fin["messageMetadata"].(map[string]any)
+	if fin["finishReason"] != "stop" || meta["status"] != "finished" || meta["usage"].(map[string]any)["total_tokens"] != 30.0 {
+		t.Errorf("finish = %v", fin)
+	}
+	// The history the model saw: the user's message only.
+	if reqs := m.Requests(); len(reqs[0].Messages) != 1 || reqs[0].Messages[0].Text() != "Weather in Paris?" {
+		t.Errorf("first request's messages = %+v", reqs[0].Messages)
+	}
+}
+
+// TestAISDKApprovalResumesInAnotherProcess: a call that needs approval
+// reaches the page as tool-approval-request; the page's answer, posted to
+// another handler on another Runtime sharing the store, resumes the run in
+// the same assistant message.
+func TestAISDKApprovalResumesInAnotherProcess(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	m := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_9", "delete_file", `{"path":"/tmp/x"}`)),
+		runlettest.TextReply("Deleted."),
+	)
+	a := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: newAgent(m)}))
+	defer a.Close()
+	b := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: newAgent(m)}))
+	defer b.Close()
+
+	_, chunks := post(t, a.URL, userBody("Delete /tmp/x"))
+	req := find(chunks, "tool-approval-request")
+	if req == nil {
+		t.Fatalf("no approval request in %v", types(chunks))
+	}
+	start := find(chunks, "start")
+	runID := start["messageId"].(string)
+	if req["approvalId"] != runID || req["toolCallId"] != "call_9" {
+		t.Errorf("approval request = %v, run %s", req, runID)
+	}
+	if fin := find(chunks, "finish"); fin["finishReason"] != "tool-calls" {
+		t.Errorf("finish = %v", fin)
+	}
+
+	// What useChat sends after addToolApprovalResponse({id, approved: true}).
+	assistant := `{"id":` + quote(runID) + `,"role":"assistant","parts":[{"type":"step-start"},` +
+		`{"type":"dynamic-tool","toolName":"delete_file","toolCallId":"call_9","state":"approval-responded",` +
+		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID) + `,"approved":true}}]}`
+	body := `{"id":"chat1","trigger":"submit-message","messages":[` +
+		`{"id":"u1","role":"user","parts":[{"type":"text","text":"Delete /tmp/x"}]},` + assistant + `]}`
+	_, chunks = post(t, b.URL, body)
+	if start := find(chunks, "start"); start["messageId"] != runID {
+		t.Errorf("resumed start = %v, want message %s", start, runID)
+	}
+	out := find(chunks, "tool-output-available")
+	if out == nil || out["toolCallId"] != "call_9" || out["output"] != "deleted /tmp/x" {
+		t.Fatalf("resumed chunks %v, output %v", types(chunks), out)
+	}
+	if fin := find(chunks, "finish"); fin["finishReason"] != "stop" {
+		t.Errorf("finish = %v", fin)
+	}
+
+	// Answering again: the run is no longer waiting.
+	_, chunks = post(t, b.URL, body)
+	e := find(chunks, "error")
+	if e == nil || !strings.Contains(e["errorText"].(string), "no longer waiting") {
+		t.Errorf("second answer: %v", chunks)
+	}
+}
+
+func TestAISDKRejection(t *testing.T) {
+	m := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_9", "delete_file", `{"path":"/tmp/x"}`)),
+		runlettest.TextReply("OK, kept."),
+	)
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: newAgent(m)}))
+	defer srv.Close()
+	_, chunks := post(t, srv.URL, userBody("Delete /tmp/x"))
+	runID := find(chunks, "start")["messageId"].(string)
+	body := `{"id":"chat1","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"Delete /tmp/x"}]},` +
+		`{"id":"a","role":"assistant","parts":[{"type":"tool-delete_file","toolCallId":"call_9","state":"approval-responded",` +
+		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID) + `,"approved":false,"reason":"keep it"}}]}]}`
+	_, chunks = post(t, srv.URL, body)
+	if d := find(chunks, "tool-output-denied"); d == nil || d["toolCallId"] != "call_9" {
+		t.Fatalf("chunks %v", types(chunks))
+	}
+	last := m.Requests()[1].Messages
+	res := last[len(last)-1].Parts[0].(runlet.ToolResultPart)
+	if !res.IsError || !strings.Contains(res.Content, "keep it") {
+		t.Errorf("the model saw %+v", res)
+	}
+}
