@@ -80,6 +80,12 @@ type Client struct {
 	// Secrets are redacted from errors (see Redact) besides the credentials
 	// in Header.
 	Secrets []string
+	// Token, when set, gives each attempt's bearer token (see TokenFunc);
+	// it replaces any Authorization in Header. Every token it returned is a
+	// credential like Header's: redacted from errors, dropped on a
+	// redirect to another origin, never sent over plain HTTP off
+	// loopback.
+	Token TokenFunc
 	// Policy keeps the credentials with their host (see package
 	// safehttp): a redirect to another origin drops them, and a request
 	// carrying one over plain HTTP off loopback is refused with a
@@ -90,6 +96,7 @@ type Client struct {
 
 	once    sync.Once
 	guarded *http.Client // HTTP under Policy, made on first use
+	tokens  tokens       // the last tokens Token returned, for Redact
 }
 
 // NewClient returns a Client for one adapter: header is sent with every
@@ -226,6 +233,9 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		req.Header[k] = v
 	}
 	req.Header["Content-Type"] = contentTypeJSON
+	if err := c.authorize(ctx, req); err != nil {
+		return nil, err
+	}
 	if err := c.Policy.Check(req); err != nil {
 		return nil, c.insecure(err)
 	}

@@ -30,7 +30,7 @@ var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-
 
 // secrets returns the credentials the client sends, and its Secrets.
 func (c *Client) secrets() []string {
-	out := append([]string(nil), c.Secrets...)
+	out := append(c.tokens.list(), c.Secrets...)
 	for _, h := range slices.Concat(credentialHeaders, c.Policy.SecretHeaders) {
 		for _, v := range c.Header.Values(h) {
 			if _, tok, ok := strings.Cut(v, " "); ok && strings.HasSuffix(h, "Authorization") {

@@ -60,6 +60,26 @@ func geminiConfig(c conf) gemini.Config {
 		MaxRetries: -1, AllowInsecureHTTP: c.Insecure, MaxResponseBytes: c.Max, StreamIdleTimeout: c.Idle}
 }
 
+// tokenConfig sends the key as a refreshed access token (Config.Token,
+// as Vertex AI and Entra ID credentials do) instead of an API key.
+func tokenConfig[C any](mk func(conf) C, set func(*C, func(context.Context) (string, error))) func(conf) C {
+	return func(c conf) C {
+		key := c.APIKey
+		c.APIKey = ""
+		cfg := mk(c)
+		if key != "" {
+			set(&cfg, func(context.Context) (string, error) { return key, nil })
+		}
+		return cfg
+	}
+}
+
+var (
+	openaiToken    = tokenConfig(openaiConfig, func(c *openai.Config, f func(context.Context) (string, error)) { c.Token = f })
+	anthropicToken = tokenConfig(anthropicConfig, func(c *anthropic.Config, f func(context.Context) (string, error)) { c.Token = f })
+	geminiToken    = tokenConfig(geminiConfig, func(c *gemini.Config, f func(context.Context) (string, error)) { c.Token = f })
+)
+
 var adapters = []adapter{
 	{"openai-chat", func(c conf) runlet.Model { return openai.NewChatCompletions(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
 	{"openai-responses", func(c conf) runlet.Model { return openai.NewResponses(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
@@ -67,6 +87,10 @@ var adapters = []adapter{
 	{"openai-custom-key-header", func(c conf) runlet.Model { return openai.NewChatCompletions(customKeyConfig(c)) }, func(c conf) any { return customKeyConfig(c) }},
 	{"anthropic", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicConfig(c)) }, func(c conf) any { return anthropicConfig(c) }},
 	{"gemini", func(c conf) runlet.Model { return gemini.New(geminiConfig(c)) }, func(c conf) any { return geminiConfig(c) }},
+	{"openai-chat-token", func(c conf) runlet.Model { return openai.NewChatCompletions(openaiToken(c)) }, func(c conf) any { return openaiToken(c) }},
+	{"openai-responses-token", func(c conf) runlet.Model { return openai.NewResponses(openaiToken(c)) }, func(c conf) any { return openaiToken(c) }},
+	{"anthropic-token", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicToken(c)) }, func(c conf) any { return anthropicToken(c) }},
+	{"gemini-token", func(c conf) runlet.Model { return gemini.New(geminiToken(c)) }, func(c conf) any { return geminiToken(c) }},
 }
 
 // modes are the two ways a run calls a model.

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"strings"
@@ -36,6 +37,17 @@ type Config struct {
 	// go to BaseURL + "/v1/messages" (a BaseURL that already ends in "/v1"
 	// gets "/messages"). Empty means $ANTHROPIC_BASE_URL, else DefaultBaseURL.
 	BaseURL string
+	// Token, when set, is asked for the bearer token of every request (each
+	// attempt), sent as "Authorization: Bearer TOKEN": an access token that
+	// expires, such as Vertex AI's from Application Default Credentials or
+	// Azure's from Entra ID (the nested module github.com/runlet/runlet/cloud
+	// makes these). It must cache and refresh its token itself. It replaces
+	// APIKey (no key is read from the environment either). Its tokens are
+	// credentials like Headers: never in errors, dropped on a redirect to
+	// another origin, never sent over plain HTTP off loopback. An error it
+	// returns fails the call with a *runlet.ProviderError wrapping it, so it
+	// should say which credential source it tried.
+	Token func(ctx context.Context) (string, error) `json:"-"`
 	// Version is the anthropic-version header. Empty means DefaultVersion
 	// ("2023-06-01"). Version "2026-10-21" and later no longer accept the
 	// sampling parameters: with such a version the adapter leaves
@@ -115,7 +127,9 @@ func (c Config) resolve() resolved {
 		name = DefaultName
 	}
 	key := c.APIKey
-	if key == "" {
+	if c.Token != nil {
+		key = "" // the token replaces the key
+	} else if key == "" {
 		key = os.Getenv("ANTHROPIC_API_KEY")
 	}
 	base := c.BaseURL
@@ -162,7 +176,7 @@ func (c Config) resolve() resolved {
 		limit:     httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		// The adapter sends with PostOnce inside the client's Retry, so a
 		// stream that fails before its first delta is retried too.
-		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout).WithToken(c.Token),
 	}
 }
 

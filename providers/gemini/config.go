@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,12 +29,23 @@ type Config struct {
 	// $GEMINI_API_KEY, else $GOOGLE_API_KEY; when those are empty too, or
 	// Headers sets Authorization (a Vertex AI access token), no key is sent.
 	APIKey string
+	// Token, when set, is asked for the bearer token of every request (each
+	// attempt), sent as "Authorization: Bearer TOKEN": an access token that
+	// expires, such as Vertex AI's from Application Default Credentials or
+	// Azure's from Entra ID (the nested module github.com/runlet/runlet/cloud
+	// makes these). It must cache and refresh its token itself. It replaces
+	// APIKey (no key is read from the environment either). Its tokens are
+	// credentials like Headers: never in errors, dropped on a redirect to
+	// another origin, never sent over plain HTTP off loopback. An error it
+	// returns fails the call with a *runlet.ProviderError wrapping it, so it
+	// should say which credential source it tried.
+	Token func(ctx context.Context) (string, error) `json:"-"`
 	// BaseURL is everything before "/models/{model}:generateContent".
 	// Empty means DefaultBaseURL; a URL without a path, such as
 	// "https://generativelanguage.googleapis.com", gets "/v1beta". For
 	// Vertex AI use
 	// "https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}/publishers/google"
-	// with an "Authorization: Bearer {token}" entry in Headers.
+	// with Token giving Google access tokens.
 	BaseURL string
 	// Model is the model name sent with every request, such as
 	// "gemini-2.5-flash" (a "models/" prefix is accepted). A request option
@@ -105,7 +117,9 @@ func (c Config) resolve() resolved {
 		h[http.CanonicalHeaderKey(k)] = v
 	}
 	key := c.APIKey
-	if key == "" && h.Get("Authorization") == "" {
+	if c.Token != nil {
+		key = "" // the token replaces the key
+	} else if key == "" && h.Get("Authorization") == "" {
 		key = os.Getenv("GEMINI_API_KEY")
 		if key == "" {
 			key = os.Getenv("GOOGLE_API_KEY")
@@ -132,7 +146,7 @@ func (c Config) resolve() resolved {
 		base:   base,
 		model:  c.Model,
 		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
-		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
+		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout).WithToken(c.Token),
 	}
 	if r.model != "" {
 		r.generate, r.stream = r.makeEndpoint(r.model, false), r.makeEndpoint(r.model, true)

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"os"
@@ -42,6 +43,17 @@ type Config struct {
 	// there. Local servers need nothing. The config file's key is
 	// allow_insecure_http.
 	AllowInsecureHTTP bool
+	// Token, when set, is asked for the bearer token of every request (each
+	// attempt), sent as "Authorization: Bearer TOKEN": an access token that
+	// expires, such as Vertex AI's from Application Default Credentials or
+	// Azure's from Entra ID (the nested module github.com/runlet/runlet/cloud
+	// makes these). It must cache and refresh its token itself. It replaces
+	// APIKey (no key is read from the environment either). Its tokens are
+	// credentials like Headers: never in errors, dropped on a redirect to
+	// another origin, never sent over plain HTTP off loopback. An error it
+	// returns fails the call with a *runlet.ProviderError wrapping it, so it
+	// should say which credential source it tried.
+	Token func(ctx context.Context) (string, error) `json:"-"`
 	// Organization and Project set OpenAI-Organization and OpenAI-Project.
 	Organization, Project string
 	// MaxRetries bounds retries of failed requests (408, 409, 429, 5xx,
@@ -155,7 +167,9 @@ func (c Config) resolve() resolved {
 		name = "openai"
 	}
 	key := c.APIKey
-	if key == "" {
+	if c.Token != nil {
+		key = "" // the token replaces the key
+	} else if key == "" {
 		env := c.keyEnv
 		if env == "" {
 			env = "OPENAI_API_KEY"
@@ -211,7 +225,7 @@ func (c Config) resolve() resolved {
 		name:    name,
 		baseURL: base, // endpoints are joined to it by httpc.JoinURL, which keeps its query
 		model:   c.Model,
-		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.secretHeaders(), c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout),
+		client:  httpc.NewClient(name, c.HTTPClient, retries, h, c.secretHeaders(), c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout).WithToken(c.Token),
 		limit:   httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		err:     err,
 	}
