@@ -1,0 +1,83 @@
+// Package nodetest runs the Node scripts of tests that check Runlet with
+// JavaScript clients (uistream's protocol tests, the webchat browser
+// test). A test calls Node or Chromium to get what it needs; where that is
+// missing the test is skipped with the reason, except under CI (the CI
+// environment variable set, as .ci/run sets it), where it fails: CI
+// installs them.
+package nodetest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Project returns the directory of the npm project holding the JavaScript
+// tests (uistream/testdata/js), with its node_modules installed.
+func Project(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "uistream", "testdata", "js")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
+		missing(t, "the JavaScript test project has no node_modules: run `npm ci` in "+dir)
+	}
+	return dir
+}
+
+// Node returns the node binary's path.
+func Node(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node is not installed (apt-get install nodejs)")
+	}
+	return p
+}
+
+// Chromium returns the path of a Chromium installed from the system's
+// packages; tests never download a browser.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("RUNLET_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	missing(t, "chromium is not installed (apt-get install chromium), or set RUNLET_CHROMIUM")
+	return ""
+}
+
+func missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s; CI is set, so this test fails rather than skip", why)
+	}
+	t.Skip(why)
+}
+
+// Run runs `node script args...` in the project directory, with a
+// generous hang guard, and returns its standard output; a failure fails
+// the test with the script's standard error.
+func Run(t testing.TB, script string, env []string, args ...string) []byte {
+	t.Helper()
+	node, dir := Node(t), Project(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v\n%s%s", script, err, stderr.Bytes(), stdout.Bytes())
+	}
+	return stdout.Bytes()
+}
