@@ -1,6 +1,7 @@
 package uistream
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -35,7 +36,7 @@ func (aisdk) header(h http.Header) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-func (aisdk) encoder(t *turn, o *Options) encoder {
+func (aisdk) encoder(_ context.Context, t *turn, o *Options) encoder {
 	return &uiEncoder{opts: o, announced: make(map[string]bool)}
 }
 

@@ -7,8 +7,8 @@
 //   - NewAISDKHandler speaks the Vercel AI SDK's UI message stream
 //     protocol (ai@7, header x-vercel-ai-ui-message-stream: v1), which
 //     useChat from @ai-sdk/react reads.
-//   - The AG-UI handler speaks AG-UI (CopilotKit and @ag-ui/client); see
-//     its section below.
+//   - NewAGUIHandler speaks AG-UI 1.0 (@ag-ui/client's HttpAgent,
+//     CopilotKit); see its section below.
 //
 // Every handler takes the same Options:
 //
@@ -127,5 +127,92 @@
 //
 // # AG-UI
 //
-// (The AG-UI handler and its mapping table are documented here when it lands.)
+// NewAGUIHandler speaks AG-UI protocol version 1.0 (AGUIProtocolVersion;
+// @ag-ui/core and @ag-ui/client 1.0.0 in its tests). The request is a
+// RunAgentInput: {threadId, runId, messages, state, tools, context,
+// forwardedProps, resume}. threadId is the conversation ID
+// (Options.Session's chatID). Without resume, the trailing user messages
+// are the run's input and the messages before them its history, read as
+// the AI SDK's are: system, developer, reasoning and activity messages
+// and messages of sub-agents (subagentRunId) are dropped, tool messages
+// become tool results (error set: an error result). User content parts
+// may be text, and images and documents inline (base64 "data") or by
+// http(s) URL; others are refused with 400. context entries reach the
+// model as text at the head of the user's message ("Context from the
+// application:"), never as instructions. tools (frontend tools) and
+// forwardedProps are not used: the server's agent owns its tools.
+//
+// The response is text/event-stream, one AG-UI event per "data:" line,
+// each with a timestamp (Unix ms). runId and threadId in RUN_STARTED and
+// RUN_FINISHED are the client's; Runlet's own run ID travels in the
+// interrupt IDs. Event by event:
+//
+//	Runlet event                       AG-UI events
+//	RunStarted, RunResumed             RUN_STARTED {threadId, runId, protocolVersion},
+//	                                   then STATE_SNAPSHOT (with AGUIState and a session)
+//	StateChanged to thinking / acting  STEP_STARTED {stepName: "thinking" | "acting"};
+//	                                   the next StateChanged sends its STEP_FINISHED
+//	ModelStarted (agent's turn)        none; names the turn's assistant message
+//	ReasoningDelta                     REASONING_START and REASONING_MESSAGE_START {role: "reasoning"}
+//	                                   when reasoning opens, REASONING_MESSAGE_CONTENT
+//	TextDelta                          TEXT_MESSAGE_START {role: "assistant"} when text opens,
+//	                                   TEXT_MESSAGE_CONTENT
+//	                                   (reasoning ends with REASONING_MESSAGE_END and REASONING_END,
+//	                                   text with TEXT_MESSAGE_END, when other output starts or the
+//	                                   model call ends)
+//	ToolCallDelta                      TOOL_CALL_START {toolCallId, toolCallName, parentMessageId:
+//	                                   the turn's assistant message} once the call's ID and name are
+//	                                   known, TOOL_CALL_ARGS per fragment
+//	ModelFinished (agent's turn)       the text, reasoning and calls of a model that does not stream,
+//	                                   TOOL_CALL_END per call; then, for every purpose,
+//	                                   CUSTOM "runlet.usage" {agent, purpose, model, usage, cost}
+//	ToolFinished                       TOOL_CALL_RESULT {toolCallId, content, role: "tool"}, with
+//	                                   metadata {runlet: {isError, errorKind}} for an error result;
+//	                                   then STATE_DELTA when the shared state changed
+//	AgentStarted (depth > 0)           SUBAGENT_STARTED {subagentRunId: call path, name: agent,
+//	                                   parentToolCallId, parentSubagentRunId}
+//	AgentFinished                      SUBAGENT_FINISHED {outcome: success | suspended
+//	                                   {interruptIds}}, or SUBAGENT_ERROR {message: ErrorText, code}
+//	HandoffOccurred                    CUSTOM "runlet.handoff" {from, to}
+//	OutputPartial                      CUSTOM "runlet.output.partial" {attempt, json}
+//	OutputChecked                      CUSTOM "runlet.output.checked" (the event's JSON)
+//	RunFinished                        STATE_DELTA (if changed), RUN_FINISHED {outcome: success,
+//	                                   usage: per model, result: the typed answer (a run with an
+//	                                   output schema, as RunAs and StreamAs make)}
+//	RunInterrupted                     STATE_DELTA (if changed), RUN_FINISHED {outcome: interrupt
+//	                                   {interrupts}, usage}
+//	RunFailed, or no terminal event    RUN_ERROR {message: Options.ErrorText, code: ErrorType}
+//	other events                       none (ContextPrepared, ToolStarted, ModelStarted's request,
+//	                                   event types newer than this package)
+//
+// Events of an agent called as a tool (depth > 0) are mapped the same way
+// and carry subagentRunId, its call path (EventHeader.CallPath). Before
+// RUN_FINISHED everything still open is closed, as AG-UI's client
+// requires.
+//
+// Approval uses AG-UI's interrupts: the run ends with RUN_FINISHED
+// {outcome: {type: "interrupt", interrupts}}, one interrupt per pending
+// call: {id: "<Runlet run ID>:<call ID>" (each query-escaped), reason:
+// "tool_call", toolCallId, message, responseSchema, metadata: {runlet:
+// {tool, arguments}}}. The page answers with a new RunAgentInput on the
+// same thread whose resume holds one entry per interrupt: status
+// "resolved" with payload {approved: true} approves, {approved: true,
+// editedArgs: {...}} approves with the arguments replaced
+// (runlet.ApproveWithArguments), {approved: false, reason} rejects (the
+// model reads the reason); status "cancelled" rejects. Its messages are
+// not read: the run goes on from its checkpoint (Runtime.ResumeStream),
+// and the tool call's TOOL_CALL_RESULT comes in the new run without the
+// call being streamed again, as the protocol's interrupts page asks.
+// Frontend tools (AG-UI's other human-in-the-loop path) are not used.
+//
+// State: AG-UI's state is a JSON object the page and the agent share.
+// Given an AGUIState, the handler shares those keys of the session's
+// key-value state (runlet.GetState and SetState in tools): before the run,
+// each key present in the page's state is written to the session (null
+// deletes it); STATE_SNAPSHOT then sends the keys' values, and
+// STATE_DELTA (JSON Patch add, replace, remove on "/key") sends what
+// changed after each tool call and before the run ends. Values are JSON
+// (bytes that are not are sent as a string). Without a session there is
+// no state and no state event. The page writes those keys, so treat them
+// as the user's input.
 package uistream

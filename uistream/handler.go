@@ -101,6 +101,7 @@ type turn struct {
 	input     []runlet.Message // the new messages, usually one user message
 	resume    string           // the run to resume; "" for a new run
 	decisions []runlet.Decision
+	wire      any // what the protocol's decode keeps for its encoder (AG-UI's input)
 }
 
 // protocol is the seam a wire protocol plugs into serve: it reads a
@@ -113,7 +114,7 @@ type protocol interface {
 	// header sets the response headers before the first write.
 	header(h http.Header)
 	// encoder returns the encoder of one response.
-	encoder(t *turn, o *Options) encoder
+	encoder(ctx context.Context, t *turn, o *Options) encoder
 }
 
 // encoder writes one run's events as one protocol's frames.
@@ -191,7 +192,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.proto.header(w.Header())
 	w.WriteHeader(http.StatusOK)
 	fw := newFrameWriter(w, h.opts.WriteTimeout)
-	enc := h.proto.encoder(t, &h.opts)
+	enc := h.proto.encoder(ctx, t, &h.opts)
 	if err := h.stream(ctx, fw, enc, t, session, r); err != nil {
 		// The client went away, or stopped reading: the run is cancelled
 		// by the break out of the stream; nothing more can be written.

@@ -1,0 +1,398 @@
+package uistream
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/runlet/runlet"
+)
+
+// aguiEncoder writes one run's events as AG-UI events (see the mapping
+// table in the package doc). It keeps what the protocol needs open and
+// closed in order: a text message, a reasoning message, a step and the
+// tool calls of the current model call, per agent (the run's own, and
+// each agent called as a tool, by CallPath).
+type aguiEncoder struct {
+	in    *RunAgentInput
+	opts  *Options
+	state *aguiState // nil without state keys or a session
+
+	started bool // RUN_STARTED written
+	ended   bool // RUN_FINISHED or RUN_ERROR written
+	nextID  int
+	scopes  map[string]*aguiScope // by CallPath; "" is the run's own agent
+	order   []string              // CallPaths in the order they opened
+	callSub map[string]string     // tool call ID -> subagentRunId of the agent that made it
+	typed   bool                  // the run checks its answer against an output schema
+}
+
+// aguiScope is what is open for one agent.
+type aguiScope struct {
+	sub       string // subagentRunId; "" for the run's own agent
+	step      string // open step
+	text      string // open text message
+	reasoning string // open reasoning message
+	turnMsg   string // the assistant message of the current model call
+	textUsed  bool   // turnMsg already named a text message
+	sawText   bool   // text or reasoning streamed in the current model call
+	sawReason bool
+	calls     []*aguiCall // the current model call's, by stream index
+}
+
+// aguiCall is a tool call of the current model call as it streams.
+type aguiCall struct {
+	index   int
+	id      string
+	name    string
+	args    []byte // fragments received before the call could be started
+	started bool
+	ended   bool
+}
+
+func newAGUIEncoder(in *RunAgentInput, o *Options, st *aguiState) *aguiEncoder {
+	return &aguiEncoder{in: in, opts: o, state: st, scopes: make(map[string]*aguiScope), callSub: make(map[string]string)}
+}
+
+func (e *aguiEncoder) id() string {
+	e.nextID++
+	return e.in.RunID + "-" + strconv.Itoa(e.nextID)
+}
+
+func base(typ string, ev runlet.Event) aguiBase {
+	b := aguiBase{Type: typ}
+	if ev != nil {
+		if t := ev.Header().Time; !t.IsZero() {
+			b.Timestamp = t.UnixMilli()
+		}
+	}
+	return b
+}
+
+func (e *aguiEncoder) scope(path string) *aguiScope {
+	s := e.scopes[path]
+	if s == nil {
+		s = &aguiScope{sub: path}
+		e.scopes[path] = s
+		e.order = append(e.order, path)
+	}
+	return s
+}
+
+// event writes what ev maps to.
+func (e *aguiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
+	if e.ended {
+		return nil
+	}
+	h := ev.Header()
+	s := e.scope(h.CallPath)
+	switch ev.(type) {
+	case *runlet.RunStarted, *runlet.RunResumed:
+	default:
+		// A run refused before it started (a resume whose run is gone)
+		// fails at once; AG-UI still opens every run with RUN_STARTED.
+		if err := e.runStarted(w, nil, ""); err != nil {
+			return err
+		}
+	}
+	switch ev := ev.(type) {
+	case *runlet.RunStarted:
+		return e.runStarted(w, ev, ev.SessionID)
+	case *runlet.RunResumed:
+		return e.runStarted(w, ev, ev.SessionID)
+	case *runlet.StateChanged:
+		if err := e.closeStep(w, s, ev); err != nil {
+			return err
+		}
+		if ev.To == runlet.StateThinking || ev.To == runlet.StateActing {
+			s.step = string(ev.To)
+			return w.data(aguiStep{aguiBase: base("STEP_STARTED", ev), SubagentRunID: s.sub, StepName: s.step})
+		}
+	case *runlet.ModelStarted:
+		if isAgentCall(ev.Purpose) {
+			if err := e.closeMessages(w, s, ev); err != nil {
+				return err
+			}
+			s.turnMsg, s.textUsed, s.sawText, s.sawReason, s.calls = e.id(), false, false, false, s.calls[:0]
+		}
+	case *runlet.TextDelta:
+		return e.text(w, s, ev, ev.Delta)
+	case *runlet.ReasoningDelta:
+		return e.reasoning(w, s, ev, ev.Delta)
+	case *runlet.ToolCallDelta:
+		return e.toolDelta(w, s, ev)
+	case *runlet.ModelFinished:
+		return e.modelFinished(w, s, ev)
+	case *runlet.ToolFinished:
+		return e.toolFinished(w, s, ev)
+	case *runlet.AgentStarted:
+		return e.subagentStarted(w, ev)
+	case *runlet.AgentFinished:
+		return e.subagentFinished(w, s, ev)
+	case *runlet.HandoffOccurred:
+		return e.custom(w, s, ev, "runlet.handoff", map[string]string{"from": ev.From, "to": ev.To})
+	case *runlet.OutputPartial:
+		e.typed = true
+		return e.custom(w, s, ev, "runlet.output.partial", map[string]any{"attempt": ev.Attempt, "json": ev.JSON})
+	case *runlet.OutputChecked:
+		e.typed = true
+		return e.custom(w, s, ev, "runlet.output.checked", ev)
+	case *runlet.RunInterrupted:
+		return e.interrupted(w, ev)
+	case *runlet.RunFinished:
+		return e.finished(w, ev)
+	case *runlet.RunFailed:
+		return e.failed(w, ev, err)
+	}
+	// ContextPrepared, ToolStarted and event types this version does not
+	// know carry nothing the page needs (a ModelStarted's request even
+	// holds the agent's instructions): they are not sent.
+	return nil
+}
+
+// end closes a stream that ended without a terminal event, such as a
+// resume refused before it started.
+func (e *aguiEncoder) end(w *frameWriter, err error) error {
+	if e.ended {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("the run ended without a result")
+	}
+	if err := e.runStarted(w, nil, ""); err != nil {
+		return err
+	}
+	return e.runError(w, nil, err, nil)
+}
+
+func isAgentCall(purpose string) bool { return purpose == "" || purpose == runlet.PurposeAgent }
+
+func (e *aguiEncoder) runStarted(w *frameWriter, ev runlet.Event, session string) error {
+	if e.started {
+		return nil
+	}
+	e.started = true
+	err := w.data(aguiRunStarted{aguiBase: base("RUN_STARTED", ev), ThreadID: e.in.ThreadID, RunID: e.in.RunID,
+		ParentRunID: e.in.ParentRunID, ProtocolVersion: AGUIProtocolVersion})
+	if err != nil || e.state == nil || ev == nil {
+		return err
+	}
+	return e.state.start(w, ev, session, e.in.State)
+}
+
+func (e *aguiEncoder) closeStep(w *frameWriter, s *aguiScope, ev runlet.Event) error {
+	if s.step == "" {
+		return nil
+	}
+	name := s.step
+	s.step = ""
+	return w.data(aguiStep{aguiBase: base("STEP_FINISHED", ev), SubagentRunID: s.sub, StepName: name})
+}
+
+// closeMessages ends the open text and reasoning messages of s.
+func (e *aguiEncoder) closeMessages(w *frameWriter, s *aguiScope, ev runlet.Event) error {
+	if s.text != "" {
+		id := s.text
+		s.text = ""
+		if err := w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_END", ev), SubagentRunID: s.sub, MessageID: id}); err != nil {
+			return err
+		}
+	}
+	if s.reasoning != "" {
+		id := s.reasoning
+		s.reasoning = ""
+		if err := w.data(aguiMessageEvent{aguiBase: base("REASONING_MESSAGE_END", ev), SubagentRunID: s.sub, MessageID: id}); err != nil {
+			return err
+		}
+		return w.data(aguiMessageEvent{aguiBase: base("REASONING_END", ev), SubagentRunID: s.sub, MessageID: id})
+	}
+	return nil
+}
+
+func (e *aguiEncoder) text(w *frameWriter, s *aguiScope, ev runlet.Event, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	s.sawText = true
+	if s.text == "" {
+		if err := e.closeMessages(w, s, ev); err != nil {
+			return err
+		}
+		if s.turnMsg == "" {
+			s.turnMsg = e.id()
+		}
+		s.text = s.turnMsg
+		if s.textUsed {
+			s.text = e.id() // a second stretch of text in one answer
+		}
+		s.textUsed = true
+		if err := w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_START", ev), SubagentRunID: s.sub, MessageID: s.text, Role: "assistant"}); err != nil {
+			return err
+		}
+	}
+	return w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_CONTENT", ev), SubagentRunID: s.sub, MessageID: s.text, Delta: &delta})
+}
+
+func (e *aguiEncoder) reasoning(w *frameWriter, s *aguiScope, ev runlet.Event, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	s.sawReason = true
+	if s.reasoning == "" {
+		if err := e.closeMessages(w, s, ev); err != nil {
+			return err
+		}
+		s.reasoning = e.id()
+		if err := w.data(aguiMessageEvent{aguiBase: base("REASONING_START", ev), SubagentRunID: s.sub, MessageID: s.reasoning}); err != nil {
+			return err
+		}
+		if err := w.data(aguiMessageEvent{aguiBase: base("REASONING_MESSAGE_START", ev), SubagentRunID: s.sub, MessageID: s.reasoning, Role: "reasoning"}); err != nil {
+			return err
+		}
+	}
+	return w.data(aguiMessageEvent{aguiBase: base("REASONING_MESSAGE_CONTENT", ev), SubagentRunID: s.sub, MessageID: s.reasoning, Delta: &delta})
+}
+
+// toolDelta streams a tool call: TOOL_CALL_START once its ID and name are
+// known (fragments before that wait), then TOOL_CALL_ARGS per fragment.
+func (e *aguiEncoder) toolDelta(w *frameWriter, s *aguiScope, ev *runlet.ToolCallDelta) error {
+	if err := e.closeMessages(w, s, ev); err != nil {
+		return err
+	}
+	var c *aguiCall
+	for _, x := range s.calls {
+		if x.index == ev.Index {
+			c = x
+		}
+	}
+	if c == nil {
+		c = &aguiCall{index: ev.Index}
+		s.calls = append(s.calls, c)
+	}
+	if c.id == "" {
+		c.id = ev.ID
+	}
+	if c.name == "" {
+		c.name = ev.Name
+	}
+	if c.started {
+		return e.toolArgs(w, s, ev, c.id, ev.Delta)
+	}
+	c.args = append(c.args, ev.Delta...)
+	if c.id == "" || c.name == "" {
+		return nil
+	}
+	return e.startCall(w, s, ev, c)
+}
+
+func (e *aguiEncoder) startCall(w *frameWriter, s *aguiScope, ev runlet.Event, c *aguiCall) error {
+	c.started = true
+	e.callSub[c.id] = s.sub
+	if s.turnMsg == "" {
+		s.turnMsg = e.id()
+	}
+	err := w.data(aguiToolEvent{aguiBase: base("TOOL_CALL_START", ev), SubagentRunID: s.sub, ToolCallID: c.id, ToolCallName: c.name, ParentMessageID: s.turnMsg})
+	if err != nil {
+		return err
+	}
+	args := string(c.args)
+	c.args = nil
+	return e.toolArgs(w, s, ev, c.id, args)
+}
+
+func (e *aguiEncoder) toolArgs(w *frameWriter, s *aguiScope, ev runlet.Event, id, delta string) error {
+	if delta == "" {
+		return nil
+	}
+	return w.data(aguiToolEvent{aguiBase: base("TOOL_CALL_ARGS", ev), SubagentRunID: s.sub, ToolCallID: id, Delta: &delta})
+}
+
+// modelFinished closes the model call's messages and tool calls, sending
+// whole what did not stream (a model that answered without deltas), and
+// reports the call's usage and cost.
+func (e *aguiEncoder) modelFinished(w *frameWriter, s *aguiScope, ev *runlet.ModelFinished) error {
+	if isAgentCall(ev.Purpose) && ev.Response != nil {
+		msg := ev.Response.Message
+		if !s.sawReason {
+			if err := e.reasoning(w, s, ev, msg.Reasoning()); err != nil {
+				return err
+			}
+		}
+		if !s.sawText {
+			if err := e.text(w, s, ev, msg.Text()); err != nil {
+				return err
+			}
+		}
+		if err := e.closeMessages(w, s, ev); err != nil {
+			return err
+		}
+		for _, call := range msg.ToolCalls() {
+			i := slices.IndexFunc(s.calls, func(c *aguiCall) bool { return c.id == call.ID })
+			if i < 0 {
+				c := &aguiCall{index: -1, id: call.ID, name: call.Name, args: call.Arguments}
+				s.calls = append(s.calls, c)
+				if err := e.startCall(w, s, ev, c); err != nil {
+					return err
+				}
+			}
+		}
+		if err := e.endCalls(w, s, ev); err != nil {
+			return err
+		}
+	}
+	return e.custom(w, s, ev, "runlet.usage", map[string]any{
+		"agent": ev.Agent, "purpose": ev.Purpose, "model": modelOf(ev.Response),
+		"usage": usageOf(ev.Response), "cost": ev.Cost,
+	})
+}
+
+func modelOf(r *runlet.ModelResponse) string {
+	if r == nil {
+		return ""
+	}
+	return r.Model
+}
+
+func usageOf(r *runlet.ModelResponse) runlet.Usage {
+	if r == nil {
+		return runlet.Usage{}
+	}
+	return r.Usage
+}
+
+// endCalls ends every started tool call of s not yet ended.
+func (e *aguiEncoder) endCalls(w *frameWriter, s *aguiScope, ev runlet.Event) error {
+	for _, c := range s.calls {
+		if c.started && !c.ended {
+			c.ended = true
+			if err := w.data(aguiToolEvent{aguiBase: base("TOOL_CALL_END", ev), SubagentRunID: s.sub, ToolCallID: c.id}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *aguiEncoder) toolFinished(w *frameWriter, s *aguiScope, ev *runlet.ToolFinished) error {
+	if err := e.closeMessages(w, s, ev); err != nil {
+		return err
+	}
+	res := aguiToolResult{aguiBase: base("TOOL_CALL_RESULT", ev), SubagentRunID: s.sub, MessageID: e.id(),
+		ToolCallID: ev.Call.ID, Content: ev.Result.Content, Role: "tool"}
+	if ev.Result.IsError {
+		res.Metadata = &aguiResultMeta{}
+		res.Metadata.Runlet.IsError = true
+		res.Metadata.Runlet.ErrorKind = string(ev.ErrorKind)
+	}
+	if err := w.data(res); err != nil {
+		return err
+	}
+	if e.state != nil {
+		return e.state.check(w, ev)
+	}
+	return nil
+}
+
+func (e *aguiEncoder) custom(w *frameWriter, s *aguiScope, ev runlet.Event, name string, value any) error {
+	return w.data(aguiCustom{aguiBase: base("CUSTOM", ev), SubagentRunID: s.sub, Name: name, Value: value})
+}
