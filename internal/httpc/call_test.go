@@ -43,3 +43,30 @@ func TestCallModelFillsUnreportedModel(t *testing.T) {
 		}
 	}
 }
+
+// ErrorHeader completes an error response's *runlet.ProviderError from
+// its headers (AWS names the exception in X-Amzn-ErrorType, not in the
+// body), and may change whether it is retried.
+func TestErrorHeaderCompletesError(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.Header().Set("X-Amzn-ErrorType", "ModelStreamErrorException:http://internal")
+		w.WriteHeader(http.StatusFailedDependency)
+		_, _ = w.Write([]byte(`{"message":"model stream failed"}`))
+	}))
+	defer srv.Close()
+	c := fastClient(1)
+	c.ErrorHeader = func(h http.Header, e *runlet.ProviderError) {
+		e.Code = h.Get("X-Amzn-ErrorType")
+		e.Retryable = true
+	}
+	_, err := c.Generate(context.Background(), Call{URL: srv.URL}, func(*http.Response) (*runlet.ModelResponse, error) { return nil, nil })
+	perr, ok := err.(*runlet.ProviderError)
+	if !ok || perr.Code != "ModelStreamErrorException:http://internal" || perr.Message != "model stream failed" {
+		t.Fatalf("error %#v, want the header's code and the body's message", err)
+	}
+	if calls != 2 {
+		t.Errorf("%d calls, want 2 (ErrorHeader made the 424 retryable)", calls)
+	}
+}

@@ -93,6 +93,10 @@ type Client struct {
 	// SecretHeaders (the user's own headers) are credentials too, redacted
 	// from errors like those in Header.
 	Policy safehttp.Policy
+	// ErrorHeader, when set, completes the error of a non-2xx response
+	// from its headers, for APIs that name the error there rather than in
+	// the body (AWS's X-Amzn-ErrorType).
+	ErrorHeader func(h http.Header, e *runlet.ProviderError)
 
 	once    sync.Once
 	guarded *http.Client // HTTP under Policy, made on first use
@@ -267,7 +271,11 @@ func (c *Client) do(ctx context.Context, call Call) (*http.Response, error) {
 		return nil, e
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, ErrorFromResponse(c.Provider, resp)
+		e := ErrorFromResponse(c.Provider, resp)
+		if c.ErrorHeader != nil {
+			c.ErrorHeader(resp.Header, e)
+		}
+		return nil, e
 	}
 	return resp, nil
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# CI for the nested cloud module (called from .ci/run; the root module's
+# ./... does not reach nested modules): the cloud adapters (Bedrock, Vertex
+# AI, Azure) and the CLI built with them. Their tests run against fake
+# servers on loopback; no cloud account or credential is needed.
+#
+# Usage: bash cloud/ci.sh     (from anywhere)
+set -euo pipefail
+cd "$(dirname "$0")"
+start=$SECONDS
+
+go vet ./...
+go test -race ./...
+staticcheck="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+if go run "$staticcheck" -version >/dev/null 2>&1; then
+  go run "$staticcheck" ./...
+else
+  echo "cloud/ci.sh: staticcheck could not be fetched from the module proxy; skipped" >&2
+fi
+
+echo "cloud/ci.sh: done in $((SECONDS - start)) s"
