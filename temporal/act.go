@@ -17,6 +17,7 @@ import (
 // the approved ones run and the rejected ones get an is-error result.
 func (r *wfRun) act(calls []runlet.ToolCallPart) ([]runlet.ToolResultPart, error) {
 	r.transition(runlet.StateActing)
+	r.turnRefs = nil
 	results := make([]runlet.ToolResultPart, len(calls))
 	all := make([]int, len(calls))
 	for i := range calls {
@@ -164,6 +165,12 @@ func (r *wfRun) runTools(calls []runlet.ToolCallPart, results []runlet.ToolResul
 			pending = append(pending, i)
 		default:
 			results[i] = outs[k].Result
+			if ref := outs[k].Ref; ref != nil {
+				if r.turnRefs == nil {
+					r.turnRefs = make(map[int]Ref)
+				}
+				r.turnRefs[i] = *ref
+			}
 		}
 	}
 	return pending, nil

@@ -29,7 +29,13 @@ const (
 	nsEnv      = "RUNLET_TEMPORAL_NS"
 	queueEnv   = "RUNLET_TEMPORAL_QUEUE"
 	execLogEnv = "RUNLET_TEMPORAL_EXECLOG"
+	// payloadDirEnv, when set, gives the workers a DirPayloadStore there.
+	payloadDirEnv = "RUNLET_TEMPORAL_PAYLOAD_DIR"
 )
+
+// The child workers' long agent: childLongTurns fetches of childLongSize
+// bytes; worker A holds fetch 12 until it is killed.
+const childLongTurns, childLongSize = 30, 20 << 10
 
 func TestMain(m *testing.M) {
 	if name := os.Getenv(childEnv); name != "" {
@@ -138,9 +144,18 @@ func childAgents(worker string, log *execLog) []*runlet.Agent {
 		log.add("tool:mail:%s:%s", worker, key)
 		return "sent " + in.City, nil
 	}, runlet.WithApproval())
+	long := longAgentWith(childLongTurns, childLongSize, func(ctx context.Context, n int) error {
+		log.add("fetch:%d:%s", n, worker)
+		if worker == "A" && n == 12 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	})
 	return []*runlet.Agent{
 		{Name: "trip", Model: trip, Tools: []runlet.Tool{weather, hold}},
 		{Name: "mailer", Model: mailer, Tools: []runlet.Tool{mail}},
+		long,
 	}
 }
 
@@ -166,7 +181,14 @@ func runChildWorker(name string) int {
 		return 1
 	}
 	defer c.Close()
-	d, err := New(childConfig(childAgents(name, &execLog{path: os.Getenv(execLogEnv)})))
+	cfg := childConfig(childAgents(name, &execLog{path: os.Getenv(execLogEnv)}))
+	if dir := os.Getenv(payloadDirEnv); dir != "" {
+		if cfg.Payloads, err = NewDirPayloadStore(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "child worker:", err)
+			return 1
+		}
+	}
+	d, err := New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child worker:", err)
 		return 1

@@ -21,11 +21,20 @@ func Start(ctx context.Context, c client.Client, opts client.StartWorkflowOption
 // failed run returns its error and, when the workflow recorded one, the
 // partial Result; a run stopped by a policy returns a *runlet.PolicyError
 // (errors.Is it with runlet.ErrMaxTurns or runlet.ErrUsageLimit).
-func Wait(ctx context.Context, run client.WorkflowRun) (*runlet.Result, error) {
-	var res runlet.Result
-	err := run.Get(ctx, &res)
+//
+// A run on workers with a payload store (Config.Payloads) returns its
+// large tool results as stand-ins; given that store, Wait reads them back
+// into Result.Messages (checked against their SHA-256), else it leaves the
+// stand-ins, whose Content says where each result is.
+func Wait(ctx context.Context, run client.WorkflowRun, payloads ...PayloadStore) (*runlet.Result, error) {
+	var store PayloadStore
+	if len(payloads) > 0 {
+		store = payloads[0]
+	}
+	var wr workflowResult
+	err := run.Get(ctx, &wr)
 	if err == nil {
-		return &res, nil
+		return readBack(ctx, store, &wr.Result, wr.Refs)
 	}
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) {
@@ -45,7 +54,26 @@ func Wait(ctx context.Context, run client.WorkflowRun) (*runlet.Result, error) {
 		}
 		err = &runlet.PolicyError{Policy: fd.Policy, Err: cause}
 	}
+	if fd.Result != nil && store != nil {
+		if _, rerr := readBack(ctx, store, fd.Result, fd.Refs); rerr != nil {
+			return fd.Result, errors.Join(err, rerr)
+		}
+	}
 	return fd.Result, err
+}
+
+// readBack puts the parts refs name back into res.Messages, from store
+// (when there is one).
+func readBack(ctx context.Context, store PayloadStore, res *runlet.Result, refs []PartRef) (*runlet.Result, error) {
+	if len(refs) == 0 || store == nil {
+		return res, nil
+	}
+	msgs, err := resolve(ctx, store, res.Messages, refs)
+	if err != nil {
+		return res, err
+	}
+	res.Messages = msgs
+	return res, nil
 }
 
 type wrapped struct {

@@ -94,15 +94,54 @@
 // run ID and turn but Seq 0, since they come from other processes; the
 // workflow's own events are numbered 1, 2, 3, ...
 //
+// # Long runs: the history holds what is new
+//
+// Without a payload store each model activity carries the run's messages
+// so far, so a workflow's history grows with turns × messages: twenty
+// turns of 20 KiB tool results already weigh 5.6 MB, past the point where
+// Temporal warns (10 MB fails at 50 MB; one payload may not pass 2 MB).
+// With Config.Payloads (a PayloadStore every worker shares:
+// NewDirPayloadStore, or the application's own over S3, Redis, a
+// database), the conversation stays out of the history:
+//
+//   - a tool result whose JSON passes Config.InlineLimit (2 KiB) is put in
+//     the store under its content address (sha256/HEX); the history holds
+//     a stand-in (CallID, Name, IsError, and a Content that says where it
+//     is) and a Ref (SHA-256 and size), checked whenever it is read back;
+//   - the model activity stores the transcript as a chain of chunks, one
+//     per call, and gets the Ref of the last and the messages after it;
+//     the session's history, loaded once, is the chain's first chunk;
+//   - the session activity reads results back before appending them, so
+//     the session holds the conversation in full;
+//   - the workflow's Result holds the stand-ins and the refs, and Wait,
+//     given the store, reads them back.
+//
+// A run of 200 turns, each with a 20 KiB tool result, so keeps a history
+// of ~0.9 MB (18 events, ~4.4 KB a turn, the largest event ~85 KB: the
+// Result's stand-ins) and puts ~4.2 MB in the store, each byte once
+// (TestLongRunHistoryStaysSmall). What a turn adds to the history does not
+// grow with the conversation; the assistant's messages stay in it (the
+// workflow decides on their tool calls), as do the Result's stand-ins.
+// A worker keeps the transcripts it resolved last in memory (64 MiB);
+// a worker that takes over a run reads its chain once. A payload that is
+// missing or does not match its Ref fails the run with ErrTypePayload,
+// never retried: no model or caller gets other content than was stored.
+// Observers of the worker see results in full in the tool events (they
+// are made in the activity), and the stand-ins in the workflow's own
+// RunFinished, RunFailed and RunInterrupted events.
+//
+// Versioning: with a store the workflow schedules the same activities in
+// the same order; only what they carry changes. Histories recorded before
+// the store (testdata/histories/long_v0.json) replay, and a worker with a
+// store goes on with such a run, carrying its messages until its next
+// model call stores them.
+//
 // # Limits
 //
-// Each model activity carries the run's messages so far, so a workflow's
-// history grows with turns × messages: for long conversations, keep each
-// durable run to a few turns and the conversation in a session. A tool
-// that ignores its context holds its activity until the StartToClose
-// timeout. Session key-value state (runlet.GetState, SetState) is not
-// carried between activities: tools and hooks should keep what they need
-// in their own store. A preparer's model calls made through
+// A tool that ignores its context holds its activity until the
+// StartToClose timeout. Session key-value state (runlet.GetState, SetState)
+// is not carried between activities: tools and hooks should keep what they
+// need in their own store. A preparer's model calls made through
 // runlet.CallModel are counted in the run's usage. Typed outputs
 // (runlet.RunAs) are not run by the workflow.
 //

@@ -53,6 +53,17 @@ type Config struct {
 	Preparers []runlet.Preparer
 	// Sessions keeps the sessions runs continue (RunInput.SessionID).
 	Sessions runlet.SessionStore
+	// Payloads, when set, keeps the conversation out of the workflow's
+	// history: tool results larger than InlineLimit bytes of JSON are
+	// stored there and the history holds a stand-in and a Ref (key and
+	// SHA-256); the model activity stores the transcript there, chunk by
+	// chunk, so each activity carries only what is new (see the package
+	// doc, "Long runs"). Every worker of the task queue must share it, and
+	// Wait needs it to read the results back.
+	Payloads PayloadStore
+	// InlineLimit is the size in bytes of JSON up to which a tool result
+	// stays in the history with Payloads (default 2 KiB).
+	InlineLimit int
 	// Stream makes the model activity call Model.Stream and pass text,
 	// reasoning and tool-call deltas to the Observers as they arrive (the
 	// caller of the workflow still gets only the result).
@@ -121,8 +132,9 @@ type Registry interface {
 // Durable runs agents as Temporal workflows. Make one with New and Register
 // it on a worker.
 type Durable struct {
-	cfg    Config
-	agents map[string]*runlet.Agent
+	cfg         Config
+	agents      map[string]*runlet.Agent
+	transcripts transcriptCache
 }
 
 // New checks cfg and returns a Durable. It fails on an agent without a name

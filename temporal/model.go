@@ -62,6 +62,10 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		nameCalls(resp, in.Turn)
 		return nil
 	}}, holdTools)
+	msgs, transcript, err := d.transcript(ctx, in)
+	if err != nil {
+		return nil, err
+	}
 	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx}
 	rt := runlet.NewRuntime(
 		runlet.WithHooks(hooks...),
@@ -70,7 +74,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		runlet.WithMaxTurns(1),
 	)
 	opts := []runlet.RunOption{
-		runlet.WithHistory(in.Messages...),
+		runlet.WithHistory(msgs...),
 		runlet.WithRunID(in.RunID),
 		runlet.WithSettings(in.Settings),
 		runlet.WithOptions(in.Options),
@@ -101,7 +105,34 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		FinishReason:   fwd.finishReason(),
 		Usage:          res.Usage,
 		UsageByPurpose: res.UsageByPurpose,
+		Transcript:     transcript,
 	}, nil
+}
+
+// transcript returns the messages of the call's request: in.Messages, or,
+// with a payload store, the stored transcript in.Base names followed by
+// in.Messages with their parts read back, which it stores as the next
+// chunk (the Ref it returns).
+func (d *Durable) transcript(ctx context.Context, in ModelInput) ([]runlet.Message, *Ref, error) {
+	if d.cfg.Payloads == nil && in.Base == nil && len(in.Refs) == 0 {
+		return in.Messages, nil, nil
+	}
+	var base cached
+	if in.Base != nil {
+		var err error
+		if base, err = d.loadTranscript(ctx, *in.Base); err != nil {
+			return nil, nil, err
+		}
+	}
+	if d.cfg.Payloads == nil { // a run that used a store, on a worker without: getPayload says so
+		msgs, err := resolve(ctx, nil, in.Messages, in.Refs)
+		return append(slices.Clip(base.msgs), msgs...), nil, err
+	}
+	ref, all, err := d.putTranscript(ctx, in.Base, base, in.Messages, in.Refs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return all, &ref, nil
 }
 
 // nameCalls gives tool calls without an ID (some servers send none), or

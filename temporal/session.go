@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,8 @@ type AppendInput struct {
 	SessionID string           `json:"session_id"`
 	After     int              `json:"after"` // messages the session holds before these
 	Messages  []runlet.Message `json:"messages"`
+	// Refs name the parts of Messages kept in the payload store.
+	Refs []PartRef `json:"refs,omitempty"`
 }
 
 func (d *Durable) sessions(id string) (runlet.SessionStore, error) {
@@ -26,16 +29,57 @@ func (d *Durable) sessions(id string) (runlet.SessionStore, error) {
 	return d.cfg.Sessions, nil
 }
 
-func (d *Durable) loadSession(ctx context.Context, sessionID string) ([]runlet.Message, error) {
+// sessionLoad is the load activity's result: the session's messages, or,
+// with a payload store, the Ref of a transcript chunk holding them and
+// their count. Its JSON is the message array in the first case, as the
+// activity returned before payload stores (so recorded histories decode),
+// and an object in the second.
+type sessionLoad struct {
+	Messages []runlet.Message
+	Ref      *Ref
+	Len      int
+}
+
+func (l sessionLoad) MarshalJSON() ([]byte, error) {
+	if l.Ref == nil {
+		return json.Marshal(l.Messages)
+	}
+	return json.Marshal(struct {
+		Ref *Ref `json:"ref"`
+		Len int  `json:"len"`
+	}{l.Ref, l.Len})
+}
+
+func (l *sessionLoad) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
+		var v struct {
+			Ref *Ref `json:"ref"`
+			Len int  `json:"len"`
+		}
+		err := json.Unmarshal(b, &v)
+		l.Ref, l.Len = v.Ref, v.Len
+		return err
+	}
+	return json.Unmarshal(b, &l.Messages)
+}
+
+func (d *Durable) loadSession(ctx context.Context, sessionID string) (sessionLoad, error) {
 	s, err := d.sessions(sessionID)
 	if err != nil {
-		return nil, err
+		return sessionLoad{}, err
 	}
 	msgs, err := s.LoadSession(ctx, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("runlet/temporal: loading session %q: %w", sessionID, err)
+		return sessionLoad{}, fmt.Errorf("runlet/temporal: loading session %q: %w", sessionID, err)
 	}
-	return msgs, nil
+	if d.cfg.Payloads == nil || len(msgs) == 0 {
+		return sessionLoad{Messages: msgs}, nil
+	}
+	ref, _, err := d.putTranscript(ctx, nil, cached{}, msgs, nil)
+	if err != nil {
+		return sessionLoad{}, err
+	}
+	return sessionLoad{Ref: &ref, Len: len(msgs)}, nil
 }
 
 // appendSession appends a completed turn. It is idempotent: when an earlier
@@ -46,6 +90,11 @@ func (d *Durable) appendSession(ctx context.Context, in AppendInput) error {
 	s, err := d.sessions(in.SessionID)
 	if err != nil {
 		return err
+	}
+	if len(in.Refs) > 0 {
+		if in.Messages, err = resolve(ctx, d.cfg.Payloads, in.Messages, in.Refs); err != nil {
+			return err
+		}
 	}
 	err = s.AppendSession(ctx, in.SessionID, in.After, in.Messages)
 	if err == nil || !errors.Is(err, runlet.ErrConflict) {

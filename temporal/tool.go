@@ -43,7 +43,11 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 				}
 			}
 		}
-		out.Result, out.ErrorKind = res, kind
+		slim, ref, err := d.offloadResult(ctx, res)
+		if err != nil {
+			return nil, err // the store failed: retried, under the activity's policy
+		}
+		out.Result, out.ErrorKind, out.Ref = slim, kind, ref
 		d.emitTool(ctx, in, &runlet.ToolFinished{Call: c, Result: res, ErrorKind: kind, Duration: dur})
 		return out, nil
 	}

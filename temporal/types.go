@@ -71,6 +71,11 @@ type ModelInput struct {
 	// ToolsCalled says the run has called tools, so a forced tool choice
 	// of the agent gives way to auto (see runlet.Agent.ToolChoice).
 	ToolsCalled bool `json:"tools_called,omitempty"`
+	// Base, with a payload store, names the stored transcript Messages
+	// follow (see Config.Payloads); Refs name the parts of Messages kept
+	// in the store.
+	Base *Ref      `json:"base,omitempty"`
+	Refs []PartRef `json:"refs,omitempty"`
 }
 
 // ModelOutput is the model activity's result: the assistant's message and
@@ -80,6 +85,9 @@ type ModelOutput struct {
 	FinishReason   runlet.FinishReason     `json:"finish_reason,omitempty"`
 	Usage          runlet.Usage            `json:"usage"`
 	UsageByPurpose map[string]runlet.Usage `json:"usage_by_purpose,omitempty"`
+	// Transcript, with a payload store, names the stored transcript of
+	// the call's request: the next call's Base.
+	Transcript *Ref `json:"transcript,omitempty"`
 }
 
 // ToolInput is the tool activity's input: one call of a turn.
@@ -99,6 +107,9 @@ type ToolOutput struct {
 	Result    runlet.ToolResultPart `json:"result"`
 	ErrorKind runlet.ToolErrorKind  `json:"error_kind,omitempty"`
 	Pending   bool                  `json:"pending,omitempty"`
+	// Ref, with a payload store, says the result was larger than
+	// Config.InlineLimit and is kept in the store: Result is its stand-in.
+	Ref *Ref `json:"ref,omitempty"`
 }
 
 // Error types of the ApplicationErrors the workflow and its activities
@@ -121,4 +132,13 @@ const (
 type failureDetails struct {
 	Policy string         `json:"policy,omitempty"`
 	Result *runlet.Result `json:"result,omitempty"`
+	Refs   []PartRef      `json:"refs,omitempty"` // of Result.Messages
+}
+
+// workflowResult is what the workflow returns: a runlet.Result (its JSON
+// is the Result's, with one more field) and, with a payload store, the
+// parts of its Messages kept in the store, which Wait reads back.
+type workflowResult struct {
+	runlet.Result
+	Refs []PartRef `json:"payload_refs,omitempty"`
 }

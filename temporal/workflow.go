@@ -37,6 +37,14 @@ type wfRun struct {
 	added      []runlet.Message // what the run added
 	committed  int              // how many of added are in the session
 
+	// With a payload store: refs name the parts of added kept in the
+	// store (turnRefs those of the turn's results, by call), base the
+	// stored transcript of the first baseLen messages of history+added.
+	refs     []PartRef
+	turnRefs map[int]Ref
+	base     *Ref
+	baseLen  int
+
 	usage     runlet.Usage
 	byPurpose map[string]runlet.Usage
 	toolCalls int
@@ -47,7 +55,7 @@ type wfRun struct {
 
 // runWorkflow is the workflow: Runlet's loop with each model call and each
 // tool call an activity.
-func (d *Durable) runWorkflow(ctx workflow.Context, in RunInput) (*runlet.Result, error) {
+func (d *Durable) runWorkflow(ctx workflow.Context, in RunInput) (*workflowResult, error) {
 	r := &wfRun{
 		d:     d,
 		ctx:   ctx,
@@ -174,14 +182,18 @@ func isJSONObject(b []byte) bool {
 	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
-func (r *wfRun) run() (*runlet.Result, error) {
+func (r *wfRun) run() (*workflowResult, error) {
 	if r.in.SessionID != "" {
-		var hist []runlet.Message
-		if err := workflow.ExecuteActivity(r.storeCtx(), LoadSessionActivity, r.in.SessionID).Get(r.ctx, &hist); err != nil {
+		var load sessionLoad
+		if err := workflow.ExecuteActivity(r.storeCtx(), LoadSessionActivity, r.in.SessionID).Get(r.ctx, &load); err != nil {
 			return r.fail(err, "")
 		}
-		r.sessionLen = len(hist)
-		r.history = hist
+		if load.Ref != nil { // the session is in the payload store
+			r.sessionLen, r.base, r.baseLen = load.Len, load.Ref, load.Len
+			r.history = make([]runlet.Message, load.Len)
+		} else {
+			r.sessionLen, r.history = len(load.Messages), load.Messages
+		}
 	}
 	r.history = append(r.history, r.in.History...)
 	if r.in.Input != "" {
@@ -209,6 +221,9 @@ func (r *wfRun) run() (*runlet.Result, error) {
 		parts := make([]runlet.Part, len(results))
 		for i, res := range results {
 			parts[i] = res
+			if ref, ok := r.turnRefs[i]; ok {
+				r.refs = append(r.refs, PartRef{Msg: len(r.added), Part: i, Ref: ref})
+			}
 		}
 		r.added = append(r.added, runlet.Message{Role: runlet.RoleTool, Parts: parts})
 		r.transition(runlet.StateObserving)
@@ -231,13 +246,20 @@ func (r *wfRun) think() (*ModelOutput, error) {
 	msgs := make([]runlet.Message, 0, len(r.history)+len(r.added))
 	msgs = append(append(msgs, r.history...), r.added...)
 	actx := workflow.WithActivityOptions(r.ctx, r.d.cfg.ModelActivity.workflowOptions(0))
-	var out ModelOutput
-	err := workflow.ExecuteActivity(actx, ModelActivityName, ModelInput{
+	in := ModelInput{
 		Agent: r.in.Agent, Model: r.in.Model, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn,
 		Messages: msgs, Settings: r.in.Settings, Options: r.in.Options, ToolsCalled: r.toolCalls > 0,
-	}).Get(r.ctx, &out)
-	if err != nil {
+		Refs: shiftRefs(r.refs, -len(r.history)),
+	}
+	if r.base != nil { // the stored transcript and what is new
+		in.Base, in.Messages, in.Refs = r.base, msgs[r.baseLen:], shiftRefs(in.Refs, r.baseLen)
+	}
+	var out ModelOutput
+	if err := workflow.ExecuteActivity(actx, ModelActivityName, in).Get(r.ctx, &out); err != nil {
 		return nil, err
+	}
+	if out.Transcript != nil {
+		r.base, r.baseLen = out.Transcript, len(msgs)
 	}
 	r.usage = r.usage.Add(out.Usage)
 	if r.byPurpose == nil {
@@ -277,6 +299,7 @@ func (r *wfRun) commit() error {
 	}
 	err := workflow.ExecuteActivity(r.storeCtx(), AppendSessionActivity, AppendInput{
 		SessionID: r.in.SessionID, After: r.sessionLen + r.committed, Messages: r.added[r.committed:],
+		Refs: shiftRefs(r.refs, r.committed),
 	}).Get(r.ctx, nil)
 	if err != nil {
 		return err
@@ -301,7 +324,7 @@ func (r *wfRun) snapshot(status runlet.RunState) *runlet.Result {
 	}
 }
 
-func (r *wfRun) finish(m runlet.Message) (*runlet.Result, error) {
+func (r *wfRun) finish(m runlet.Message) (*workflowResult, error) {
 	if err := r.commit(); err != nil {
 		return r.fail(err, "")
 	}
@@ -309,13 +332,13 @@ func (r *wfRun) finish(m runlet.Message) (*runlet.Result, error) {
 	res.Output, res.Reasoning = m.Text(), m.Reasoning()
 	r.transition(runlet.StateFinished)
 	r.emit(&runlet.RunFinished{Result: res})
-	return res, nil
+	return &workflowResult{Result: *res, Refs: slices.Clone(r.refs)}, nil
 }
 
 // fail ends the run: a RunFailed event, and the error the workflow fails
 // with, carrying the partial Result (see Wait). A cancelled run stays a
 // cancellation.
-func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
+func (r *wfRun) fail(err error, policy string) (*workflowResult, error) {
 	var pol *runlet.PolicyError
 	var app *temporal.ApplicationError
 	switch {
@@ -347,7 +370,7 @@ func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
 	r.transition(runlet.StateFailed)
 	r.emit(&runlet.RunFailed{Error: msg, ErrorType: errType, Policy: policy, Result: res})
 	if temporal.IsCanceledError(err) {
-		return res, err
+		return &workflowResult{Result: *res, Refs: slices.Clone(r.refs)}, err
 	}
 	typ := ErrTypeRun
 	switch {
@@ -356,7 +379,7 @@ func (r *wfRun) fail(err error, policy string) (*runlet.Result, error) {
 	case errors.As(err, &app):
 		typ = app.Type()
 	}
-	return nil, temporal.NewNonRetryableApplicationError(msg, typ, nil, failureDetails{Policy: policy, Result: res})
+	return nil, temporal.NewNonRetryableApplicationError(msg, typ, nil, failureDetails{Policy: policy, Result: res, Refs: slices.Clone(r.refs)})
 }
 
 func (r *wfRun) transition(to runlet.RunState) {
