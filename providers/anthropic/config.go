@@ -58,8 +58,22 @@ type Config struct {
 	// "interleaved-thinking-2025-05-14". The "betas" request option adds more
 	// for one request.
 	Betas []string
+	// Vertex, when set, sends requests to Claude on Google Vertex AI:
+	// {root}/v1/projects/{Project}/locations/{Location}/publishers/anthropic/models/{model}:rawPredict
+	// (:streamRawPredict when streaming), with the model in the URL rather
+	// than the body and "anthropic_version": VertexVersion in the body.
+	// root is BaseURL when set (a private endpoint, a proxy, a test
+	// server), else the location's endpoint
+	// (https://aiplatform.googleapis.com for "global",
+	// https://{Location}-aiplatform.googleapis.com for a region). Vertex
+	// AI wants an access token: set Token (package
+	// github.com/runlet/runlet/cloud/vertex makes one from Application
+	// Default Credentials). A Vertex without Project or Location, or with
+	// a Location that is not a region name, fails every call with a
+	// *runlet.ProviderError wrapping runlet.ErrInvalidRequest.
+	Vertex *Vertex
 	// Model is the model name sent with every request, such as
-	// "claude-sonnet-4-5". A request option "model" overrides it.
+	// "claude-sonnet-4-5" (on Vertex AI, "claude-sonnet-4-5@20250929"). A request option "model" overrides it.
 	Model string
 	// MaxTokens is the max_tokens sent when the request sets none. Zero
 	// means DefaultMaxTokens.
@@ -109,6 +123,19 @@ type Config struct {
 	Name string
 }
 
+// VertexVersion is the anthropic_version the adapter sends in the body of
+// a request to Claude on Vertex AI (see Config.Vertex).
+const VertexVersion = "vertex-2023-10-16"
+
+// Vertex names the Google Cloud project and location whose Vertex AI
+// endpoint serves the model (see Config.Vertex).
+type Vertex struct {
+	// Project is the Google Cloud project ID.
+	Project string
+	// Location is a region, such as "us-east5", or "global".
+	Location string
+}
+
 // resolved is a Config with defaults applied.
 type resolved struct {
 	name      string
@@ -119,6 +146,12 @@ type resolved struct {
 	retries   int
 	client    *httpc.Client
 	limit     int64 // MaxResponseBytes, resolved
+	// vertex is the root of Anthropic's models on Vertex AI (see
+	// Config.Vertex), "" for the Messages API.
+	vertex string
+	// err fails every call: the configuration cannot work (a Vertex
+	// without a project).
+	err error
 }
 
 func (c Config) resolve() resolved {
@@ -133,6 +166,14 @@ func (c Config) resolve() resolved {
 		key = os.Getenv("ANTHROPIC_API_KEY")
 	}
 	base := c.BaseURL
+	var vertex string
+	var err error
+	if c.Vertex != nil {
+		if vertex, err = httpc.VertexPublisherURL(base, c.Vertex.Project, c.Vertex.Location, "anthropic"); err != nil {
+			err = httpc.RequestError(name, "Config.Vertex", err)
+		}
+		key = "" // Vertex AI takes an access token only
+	}
 	if base == "" {
 		base = os.Getenv("ANTHROPIC_BASE_URL")
 	}
@@ -177,6 +218,8 @@ func (c Config) resolve() resolved {
 		// The adapter sends with PostOnce inside the client's Retry, so a
 		// stream that fails before its first delta is retried too.
 		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout).WithToken(c.Token),
+		vertex: vertex,
+		err:    err,
 	}
 }
 

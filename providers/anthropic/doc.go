@@ -11,6 +11,16 @@
 // ("2023-06-01") unless Config.Version says otherwise; see Config.Version
 // for what changes with "2026-10-21".
 //
+// Claude on Google Vertex AI speaks the same API through rawPredict and
+// streamRawPredict: Config.Vertex puts the model in the URL and
+// "anthropic_version": VertexVersion in the body, and Config.Token sends an
+// access token that refreshes instead of a key (package
+// github.com/runlet/runlet/cloud/vertex fills both from Application
+// Default Credentials):
+//
+//	model := anthropic.NewMessages(anthropic.Config{Model: "claude-sonnet-4-5@20250929",
+//		Vertex: &anthropic.Vertex{Project: "my-project", Location: "us-east5"}, Token: tokens})
+//
 // # Requests
 //
 // ModelRequest.Instructions become "system". Messages become the API's

@@ -95,8 +95,14 @@ func (m *Messages) encodeRequest(w *request, req *runlet.ModelRequest) ([]byte, 
 	}
 
 	b := make([]byte, 0, requestSize(req, sc.blocks))
-	b = append(b, `{"model":`...)
-	b = wirejson.AppendString(b, w.model)
+	if m.cfg.vertex != "" {
+		// Vertex AI takes the model in the URL and the version in the body.
+		b = append(b, `{"anthropic_version":`...)
+		b = wirejson.AppendString(b, VertexVersion)
+	} else {
+		b = append(b, `{"model":`...)
+		b = wirejson.AppendString(b, w.model)
+	}
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(w.maxTokens), 10)
 	if req.Instructions != "" {

@@ -77,7 +77,7 @@ func (m *Messages) Stream(ctx context.Context, req *runlet.ModelRequest) iter.Se
 
 // call is the HTTP call for a built request, with its extra betas.
 func (m *Messages) call(b built) httpc.Call {
-	c := httpc.Call{URL: m.cfg.url, Body: b.body, Model: b.model}
+	c := httpc.Call{URL: b.url, Body: b.body, Model: b.model}
 	if b.betas != "" {
 		c.Header = http.Header{"Anthropic-Beta": {joinBetas(m.cfg.client.Header.Values("Anthropic-Beta"), []string{b.betas})}}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/runlet/runlet"
@@ -41,10 +42,14 @@ type built struct {
 	body  []byte
 	betas string // extra anthropic-beta values for this request
 	model string
+	url   string
 }
 
 // buildRequest translates a runlet request into a Messages API body.
 func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, error) {
+	if m.cfg.err != nil {
+		return built{}, m.cfg.err
+	}
 	if req == nil {
 		return built{}, m.invalid("nil request", nil)
 	}
@@ -155,7 +160,14 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 			return built{}, m.invalid("encoding request options", err)
 		}
 	}
-	out.body, out.model = body, w.model
+	out.body, out.model, out.url = body, w.model, cfg.url
+	if cfg.vertex != "" {
+		method := ":rawPredict"
+		if stream {
+			method = ":streamRawPredict"
+		}
+		out.url = httpc.JoinURL(cfg.vertex, "/models/"+url.PathEscape(w.model)+method)
+	}
 	return out, nil
 }
 

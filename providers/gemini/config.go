@@ -47,6 +47,18 @@ type Config struct {
 	// "https://{region}-aiplatform.googleapis.com/v1/projects/{project}/locations/{region}/publishers/google"
 	// with Token giving Google access tokens.
 	BaseURL string
+	// Vertex, when set, sends requests to Gemini on Google Vertex AI:
+	// {root}/v1/projects/{Project}/locations/{Location}/publishers/google/models/{model}:generateContent
+	// (and :streamGenerateContent?alt=sse), root being BaseURL when set (a
+	// private endpoint, a proxy, a test server), else the location's
+	// endpoint (https://aiplatform.googleapis.com for "global",
+	// https://{Location}-aiplatform.googleapis.com for a region). Vertex
+	// AI wants an access token: set Token (package
+	// github.com/runlet/runlet/cloud/vertex makes one from Application
+	// Default Credentials). A Vertex without Project or Location, or with
+	// a Location that is not a region name, fails every call with a
+	// *runlet.ProviderError wrapping runlet.ErrInvalidRequest.
+	Vertex *Vertex
 	// Model is the model name sent with every request, such as
 	// "gemini-2.5-flash" (a "models/" prefix is accepted). A request option
 	// "model" overrides it.
@@ -96,6 +108,15 @@ type Config struct {
 	Name string
 }
 
+// Vertex names the Google Cloud project and location whose Vertex AI
+// endpoint serves the model (see Config.Vertex).
+type Vertex struct {
+	// Project is the Google Cloud project ID.
+	Project string
+	// Location is a region, such as "us-central1", or "global".
+	Location string
+}
+
 // resolved is a Config with defaults applied.
 type resolved struct {
 	name   string
@@ -103,6 +124,9 @@ type resolved struct {
 	model  string
 	limit  int64 // MaxResponseBytes, resolved
 	client *httpc.Client
+	// err fails every call: the configuration cannot work (a Vertex
+	// without a project).
+	err error
 	// generate and stream are model's endpoints, made once.
 	generate, stream string
 }
@@ -119,7 +143,7 @@ func (c Config) resolve() resolved {
 	key := c.APIKey
 	if c.Token != nil {
 		key = "" // the token replaces the key
-	} else if key == "" && h.Get("Authorization") == "" {
+	} else if key == "" && h.Get("Authorization") == "" && c.Vertex == nil {
 		key = os.Getenv("GEMINI_API_KEY")
 		if key == "" {
 			key = os.Getenv("GOOGLE_API_KEY")
@@ -129,10 +153,18 @@ func (c Config) resolve() resolved {
 		h.Set("X-Goog-Api-Key", key)
 	}
 	base := strings.TrimRight(c.BaseURL, "/")
-	if base == "" {
+	var err error
+	switch {
+	case c.Vertex != nil:
+		if base, err = httpc.VertexPublisherURL(base, c.Vertex.Project, c.Vertex.Location, "google"); err != nil {
+			err = httpc.RequestError(name, "Config.Vertex", err)
+		}
+	case base == "":
 		base = DefaultBaseURL
-	} else if u, err := url.Parse(base); err == nil && u.Path == "" {
-		base = httpc.JoinURL(base, "/v1beta")
+	default:
+		if u, perr := url.Parse(base); perr == nil && u.Path == "" {
+			base = httpc.JoinURL(base, "/v1beta")
+		}
 	}
 	retries := c.MaxRetries
 	switch {
@@ -147,6 +179,7 @@ func (c Config) resolve() resolved {
 		model:  c.Model,
 		limit:  httpc.NewBudget(name, c.MaxResponseBytes).Limit(),
 		client: httpc.NewClient(name, c.HTTPClient, retries, h, c.Headers, c.AllowInsecureHTTP).WithStreamIdle(c.StreamIdleTimeout).WithToken(c.Token),
+		err:    err,
 	}
 	if r.model != "" {
 		r.generate, r.stream = r.makeEndpoint(r.model, false), r.makeEndpoint(r.model, true)

@@ -1,9 +1,13 @@
 // Package gemini is the runlet adapter for the Google Gemini API
 // (generateContent and streamGenerateContent?alt=sse), written on net/http
-// without an SDK. It also reaches Vertex AI's Gemini endpoint: see
-// Config.BaseURL.
+// without an SDK. It also reaches Gemini on Google Vertex AI, regional or
+// global, with an access token that refreshes (Config.Vertex and
+// Config.Token; package github.com/runlet/runlet/cloud/vertex fills both
+// from Application Default Credentials):
 //
 //	model := gemini.New(gemini.Config{Model: "gemini-2.5-flash"}) // key from $GEMINI_API_KEY
+//	onVertex := gemini.New(gemini.Config{Model: "gemini-2.5-flash",
+//		Vertex: &gemini.Vertex{Project: "my-project", Location: "global"}, Token: tokens})
 //
 // # Requests
 //

@@ -85,6 +85,9 @@ const skipSignature = "skip_thought_signature_validator"
 // buildRequest translates a runlet request into a GenerateContentRequest
 // body and the URL to post it to.
 func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (url string, body []byte, err error) {
+	if m.cfg.err != nil {
+		return "", nil, m.cfg.err
+	}
 	if req == nil {
 		return "", nil, m.invalid("nil request", nil)
 	}
