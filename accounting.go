@@ -22,6 +22,9 @@ const PurposeAgent = "agent"
 //
 // Outside a Preparer's Prepare it simply calls m.Generate.
 func CallModel(ctx context.Context, purpose string, m Model, req *ModelRequest) (*ModelResponse, error) {
+	if r, ok := ctx.Value(guardKey{}).(*run); ok {
+		return r.guardModel(ctx, purpose, m, req)
+	}
 	ri := runInfo(ctx)
 	if ri == nil || ri.run == nil {
 		return m.Generate(ctx, req)

@@ -38,6 +38,9 @@ type Agent struct {
 	Handoffs []Handoff
 	// MaxTurns bounds model calls per run; zero means the runtime's limit.
 	MaxTurns int
+	// Guardrails check the agent's input, final answer and tool calls,
+	// and can stop the run (see Guardrail).
+	Guardrails []Guardrail
 }
 
 // Result is the outcome of a run. On failure Run returns the error and a

@@ -27,15 +27,24 @@ type sink struct {
 // Stream consumer (until the consumer stops).
 func (r *run) emit(ev Event) { r.emitTerminal(ev, nil) }
 
-func (r *run) emitTerminal(ev Event, err error) {
+func (r *run) emitTerminal(ev Event, err error) { r.send(ev, err, false) }
+
+// send emits ev; mute (a tripwire) drops this agent's later deltas (see
+// runGuard.muted). Guardrail checks and their model calls emit from their
+// own goroutines: what send changes of the run is under the sink's lock.
+func (r *run) send(ev Event, err error, mute bool) {
 	if r.depth > 0 {
 		// An agent called as a tool ends as a tool does, not as the run.
 		ev, err = nestedEvent(ev), nil
 	}
-	r.seq++
 	s := r.sink
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.muted && isDelta(ev) {
+		return
+	}
+	r.muted = r.muted || mute
+	r.seq++
 	s.seq++
 	h := ev.Header()
 	*h = EventHeader{Type: ev.eventType(), RunID: r.cfg.runID, Seq: s.seq, Time: time.Now(), Depth: r.depth, CallPath: r.path}
@@ -61,6 +70,15 @@ func (r *run) emitTerminal(ev Event, err error) {
 			}
 		}
 	}
+}
+
+// isDelta reports whether ev is a fragment of a model call's response.
+func isDelta(ev Event) bool {
+	switch ev.(type) {
+	case *TextDelta, *ReasoningDelta, *ToolCallDelta, *OutputPartial:
+		return true
+	}
+	return false
 }
 
 // nestedEvent turns the first and last events of an agent called as a tool
@@ -154,6 +172,10 @@ func cloneEvent(ev Event) Event {
 	case *OutputChecked:
 		c := *e
 		c.Errors = slices.Clone(e.Errors)
+		return &c
+	case *GuardrailChecked:
+		c := *e
+		c.Info = slices.Clone(e.Info)
 		return &c
 	case *TextDelta: // the frequent ones, without reflection
 		return ptr(*e)

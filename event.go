@@ -202,23 +202,56 @@ type HandoffOccurred struct {
 	To   string `json:"to"`
 }
 
-func (*HandoffOccurred) eventType() string { return "handoff" }
-func (*AgentStarted) eventType() string    { return "agent.started" }
-func (*AgentFinished) eventType() string   { return "agent.finished" }
-func (*RunStarted) eventType() string      { return "run.started" }
-func (*RunResumed) eventType() string      { return "run.resumed" }
-func (*StateChanged) eventType() string    { return "state.changed" }
-func (*ContextPrepared) eventType() string { return "context.prepared" }
-func (*ModelStarted) eventType() string    { return "model.started" }
-func (*TextDelta) eventType() string       { return "text.delta" }
-func (*ReasoningDelta) eventType() string  { return "reasoning.delta" }
-func (*ToolCallDelta) eventType() string   { return "tool_call.delta" }
-func (*ModelFinished) eventType() string   { return "model.finished" }
-func (*ToolStarted) eventType() string     { return "tool.started" }
-func (*ToolFinished) eventType() string    { return "tool.finished" }
-func (*RunInterrupted) eventType() string  { return "run.interrupted" }
-func (*RunFinished) eventType() string     { return "run.finished" }
-func (*RunFailed) eventType() string       { return "run.failed" }
+// GuardrailChecked reports one guardrail check (see Guardrail): the
+// guardrail, what it checked (Stage; CallID for a tool call), what it
+// decided (Action: "pass", "reject" or "trip", a trip being the run's
+// tripwire), its Message and Info, and Error when the check itself failed
+// (then Action is what its failure policy made of it). A tripwire's event
+// is the last of its agent's events but for OutputWithdrawn and the run's
+// end: no delta follows it.
+type GuardrailChecked struct {
+	EventHeader
+	Guardrail string          `json:"guardrail"`
+	Stage     GuardrailStage  `json:"stage"`
+	CallID    string          `json:"call_id,omitempty"`
+	Action    GuardrailAction `json:"action"`
+	Message   string          `json:"message,omitempty"`
+	Info      json.RawMessage `json:"info,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Duration  time.Duration   `json:"duration_ns"`
+}
+
+// OutputWithdrawn tells a Stream consumer to take back the answer text it
+// showed of the agent's current model call (the TextDelta and
+// OutputPartial events since its ModelStarted): a guardrail tripped on the
+// answer or on the input it answers. It comes after the tripwire's
+// GuardrailChecked and before the run's end. With WithHeldOutput nothing
+// was shown and it is not sent.
+type OutputWithdrawn struct {
+	EventHeader
+	Guardrail string         `json:"guardrail"`
+	Stage     GuardrailStage `json:"stage"`
+}
+
+func (*HandoffOccurred) eventType() string  { return "handoff" }
+func (*GuardrailChecked) eventType() string { return "guardrail.checked" }
+func (*OutputWithdrawn) eventType() string  { return "output.withdrawn" }
+func (*AgentStarted) eventType() string     { return "agent.started" }
+func (*AgentFinished) eventType() string    { return "agent.finished" }
+func (*RunStarted) eventType() string       { return "run.started" }
+func (*RunResumed) eventType() string       { return "run.resumed" }
+func (*StateChanged) eventType() string     { return "state.changed" }
+func (*ContextPrepared) eventType() string  { return "context.prepared" }
+func (*ModelStarted) eventType() string     { return "model.started" }
+func (*TextDelta) eventType() string        { return "text.delta" }
+func (*ReasoningDelta) eventType() string   { return "reasoning.delta" }
+func (*ToolCallDelta) eventType() string    { return "tool_call.delta" }
+func (*ModelFinished) eventType() string    { return "model.finished" }
+func (*ToolStarted) eventType() string      { return "tool.started" }
+func (*ToolFinished) eventType() string     { return "tool.finished" }
+func (*RunInterrupted) eventType() string   { return "run.interrupted" }
+func (*RunFinished) eventType() string      { return "run.finished" }
+func (*RunFailed) eventType() string        { return "run.failed" }
 
 // events lists one value of every event type; UnmarshalEvent finds a type
 // by its name here, so a new event type is added to this list and nowhere
@@ -229,6 +262,7 @@ var events = []Event{
 	new(ReasoningDelta), new(ToolCallDelta), new(ModelFinished), new(ToolStarted),
 	new(ToolFinished), new(RunInterrupted), new(RunFinished), new(RunFailed),
 	new(OutputPartial), new(OutputChecked), new(HandoffOccurred),
+	new(GuardrailChecked), new(OutputWithdrawn),
 }
 
 // eventTypes maps each event type name to its Go type.

@@ -107,6 +107,9 @@ func (r *run) steps() error {
 			return err
 		}
 		calls = r.callsOf(resp.Message)
+		if len(calls) > 0 {
+			r.release() // text before tool calls is not the answer
+		}
 		if r.out != nil {
 			if calls, err = r.checkOutput(resp, calls); err != nil {
 				return err
@@ -265,6 +268,10 @@ func (r *run) commit() error {
 // finish commits the last turn and ends the run as finished with resp's
 // answer. It returns errEnded, or why the commit failed.
 func (r *run) finish(resp *ModelResponse) error {
+	if err := r.guardOutput(resp); err != nil {
+		return err
+	}
+	r.release()
 	if err := r.commit(); err != nil {
 		return err
 	}

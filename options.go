@@ -45,6 +45,7 @@ type scope struct {
 	toolTimeout   time.Duration
 	maxToolOutput int
 	pricer        Pricer
+	guardrails    []Guardrail
 }
 
 // with returns the scope of one run: run's values over s, its lists after
@@ -53,6 +54,7 @@ func (s scope) with(run scope) scope {
 	s.observers = append(slices.Clip(s.observers), run.observers...)
 	s.hooks = append(slices.Clip(s.hooks), run.hooks...)
 	s.preparers = append(slices.Clip(s.preparers), run.preparers...)
+	s.guardrails = append(slices.Clip(s.guardrails), run.guardrails...)
 	s.limits = cmp.Or(run.limits, s.limits)
 	s.maxTurns = cmp.Or(run.maxTurns, s.maxTurns)
 	s.toolTimeout = cmp.Or(run.toolTimeout, s.toolTimeout)
@@ -179,6 +181,9 @@ type runConfig struct {
 	options   map[string]any
 	settings  Settings
 	output    outputConfig
+	// heldOutput holds answer deltas back until guardrails pass (see
+	// WithHeldOutput).
+	heldOutput bool
 }
 
 // WithSession runs in a session: history is loaded from the session store

@@ -131,6 +131,9 @@ type outputConfig struct {
 	// decode, set by RunAs, decodes a valid answer into the caller's value;
 	// its error is sent back to the model like a schema violation.
 	decode func(json.RawMessage) error
+	// value, set by RunAs, is the caller's *T the answer decodes into,
+	// which Output guardrails see (GuardrailOutput.Value).
+	value any
 }
 
 // OutputError ends a run whose answer still failed the output schema after
@@ -223,7 +226,7 @@ func typedOptions[T any](agent *Agent, v *T, opts []RunOption) ([]RunOption, err
 		if s != nil && c.output.schema == nil {
 			c.output.schema = s
 		}
-		c.output.decode = decode
+		c.output.decode, c.output.value = decode, v
 	})
 	// own runs last, so a WithOutputSchema in opts wins over the inferred one.
 	return append(append(make([]RunOption, 0, len(opts)+1), opts...), own), nil

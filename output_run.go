@@ -379,7 +379,7 @@ func lookupRef(root *jsonschema.Schema, ref string) *jsonschema.Schema {
 func (r *run) outputDelta(ev StreamEvent) {
 	o := r.out
 	if js, ok := o.partial(ev); ok {
-		r.emit(&OutputPartial{Mode: o.mode, Attempt: o.attempts + 1, JSON: js})
+		r.emitAnswer(&OutputPartial{Mode: o.mode, Attempt: o.attempts + 1, JSON: js})
 	}
 }
 

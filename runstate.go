@@ -31,6 +31,7 @@ type run struct {
 	runSetup
 	runAccounting
 	runToolState
+	runGuard
 }
 
 // runContext is the run's context and the RunInfo it carries. The top

@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,6 +20,7 @@ func (r *run) think() (*ModelResponse, error) {
 	if err := r.requestAllowed(); err != nil {
 		return nil, err
 	}
+	r.release() // a previous answer, retried
 	r.transition(StateThinking)
 	r.info.mu.Lock()
 	r.info.Turn++
@@ -44,11 +46,18 @@ func (r *run) think() (*ModelResponse, error) {
 	if err := r.requestAllowed(); err != nil { // the preparers' own calls count too
 		return nil, err
 	}
+	ctx, checks, err := r.guardInput()
+	if err != nil {
+		return nil, err
+	}
 	if r.watched {
 		r.emit(&ModelStarted{Purpose: PurposeAgent, Request: req})
 	}
 	start := time.Now()
-	resp, err := r.callModel(req)
+	resp, err := r.callModel(ctx, req)
+	if checks != nil {
+		err = r.inputChecked(checks, resp, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -246,33 +255,34 @@ func (r *run) prepare(req *ModelRequest) error {
 }
 
 // callModel calls Generate for Run and Stream for Stream, forwarding deltas.
-func (r *run) callModel(req *ModelRequest) (*ModelResponse, error) {
+// ctx is the run's, or one that input guardrails cancel (see guardInput).
+func (r *run) callModel(ctx context.Context, req *ModelRequest) (*ModelResponse, error) {
 	m := r.agent.Model
 	if r.sink.yield == nil {
-		resp, err := m.Generate(r.ctx, req)
+		resp, err := m.Generate(ctx, req)
 		if err == nil && resp == nil {
 			err = &ProviderError{Message: "model returned no response and no error"}
 		}
 		return resp, err
 	}
-	return r.streamModel(m, req)
+	return r.streamModel(ctx, m, req)
 }
 
 // streamModel is callModel for Stream. The loop body breaks rather than
 // returns: a return inside a range-over-func body costs heap allocations.
-func (r *run) streamModel(m Model, req *ModelRequest) (*ModelResponse, error) {
+func (r *run) streamModel(ctx context.Context, m Model, req *ModelRequest) (*ModelResponse, error) {
 	var out struct { // one variable: the loop body's captures are allocated
 		resp *ModelResponse
 		err  error
 	}
-	for ev, err := range m.Stream(r.ctx, req) {
+	for ev, err := range m.Stream(ctx, req) {
 		if err != nil {
 			out.err = err
 			break
 		}
 		switch ev.Kind {
 		case StreamTextDelta:
-			r.emit(&TextDelta{Delta: ev.Delta})
+			r.emitAnswer(&TextDelta{Delta: ev.Delta})
 		case StreamReasoningDelta:
 			r.emit(&ReasoningDelta{Delta: ev.Delta})
 		case StreamToolCallDelta:
@@ -290,7 +300,7 @@ func (r *run) streamModel(m Model, req *ModelRequest) (*ModelResponse, error) {
 	if out.err != nil {
 		return nil, out.err
 	}
-	if err := r.ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if out.resp == nil {

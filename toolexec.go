@@ -14,6 +14,12 @@ type toolOutcome struct {
 	kind    ToolErrorKind
 	dur     time.Duration
 	paused  *Checkpoint // a nested agent's interruption
+	trip    error       // a guardrail's tripwire (see guardedCall)
+}
+
+// outcomeResult is the result an outcome gives its call.
+func outcomeResult(c ToolCallPart, o toolOutcome) ToolResultPart {
+	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
 }
 
 // runTools decides and runs one turn's calls. BeforeToolCall hooks and
@@ -198,7 +204,7 @@ func (r *run) execute(calls []ToolCallPart, idx []int, invokes []invocation, res
 		case r.tooManyAbandoned():
 			o = toolOutcome{i: i, content: tooManyAbandoned, kind: ToolFailed}
 		default:
-			o = r.callTool(calls[i], i, &invokes[0], true)
+			o = r.guardedCall(calls[i], i, &invokes[0], true)
 		}
 		var hookFailed bool
 		r.collect(calls, o, results, &hookFailed)
@@ -244,7 +250,7 @@ func (p *toolPool) work() {
 		case p.r.tooManyAbandoned():
 			p.done <- toolOutcome{i: i, content: tooManyAbandoned, kind: ToolFailed}
 		default:
-			p.done <- p.r.callTool(p.calls[i], i, &p.invokes[k], false)
+			p.done <- p.r.guardedCall(p.calls[i], i, &p.invokes[k], false)
 		}
 	}
 }
@@ -268,6 +274,13 @@ func (r *run) tooManyAbandoned() bool {
 // are done: the one exception to steps returning why the run fails.
 func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultPart, hookFailed *bool) {
 	c := calls[o.i]
+	if o.trip != nil { // ends the turn once every call returned
+		if r.tripped == nil {
+			r.tripped = o.trip
+			r.cancel()
+		}
+		return
+	}
 	if o.paused != nil {
 		if r.pausedCalls == nil {
 			r.pausedCalls = make(map[string]*Checkpoint)
@@ -275,7 +288,7 @@ func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultP
 		r.pausedCalls[c.ID] = o.paused
 		return
 	}
-	results[o.i] = ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
+	results[o.i] = outcomeResult(c, o)
 	if *hookFailed || r.ctx.Err() != nil {
 		return
 	}
@@ -289,11 +302,15 @@ func (r *run) collect(calls []ToolCallPart, o toolOutcome, results []ToolResultP
 	}
 }
 
-// executed ends execute: errEnded if a hook failed the run, the context's
-// error if it was cancelled.
+// executed ends execute: errEnded if a hook failed the run, a guardrail's
+// tripwire, the context's error if it was cancelled.
 func (r *run) executed(hookFailed bool) error {
 	if hookFailed {
 		return errEnded
+	}
+	if err := r.tripped; err != nil {
+		r.tripped = nil
+		return err
 	}
 	if err := r.ctx.Err(); err != nil {
 		return err

@@ -210,6 +210,12 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 		out.paused = cp
 		return out
 	}
+	if _, nested := inv.tool.(*agentTool); nested {
+		if trip := guardTrip(res.err); trip != nil { // a tripwire ends the whole run
+			out.trip = trip
+			return out
+		}
+	}
 	switch {
 	case timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil:
 		return finish(fmt.Sprintf("Error: the tool timed out after %s.", timeout), ToolTimedOut)
