@@ -18,13 +18,17 @@ import (
 )
 
 // Project returns the directory of the npm project holding the JavaScript
-// tests (uistream/testdata/js), with its node_modules installed.
-func Project(t testing.TB) string {
+// tests (uistream/testdata/js), with its node_modules installed, holding
+// the packages named too (a node_modules installed before they joined the
+// project lacks them).
+func Project(t testing.TB, packages ...string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "uistream", "testdata", "js")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
-		missing(t, "the JavaScript test project has no node_modules: run `npm ci` in "+dir)
+	for _, p := range append([]string{"ai"}, packages...) {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
+			missing(t, "the JavaScript test project's node_modules lacks "+p+": run `npm ci` in "+dir)
+		}
 	}
 	return dir
 }
