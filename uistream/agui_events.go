@@ -29,13 +29,14 @@ type aguiEncoder struct {
 
 // aguiScope is what is open for one agent.
 type aguiScope struct {
-	sub       string // subagentRunId; "" for the run's own agent
-	step      string // open step
-	text      string // open text message
-	reasoning string // open reasoning message
-	turnMsg   string // the assistant message of the current model call
-	textUsed  bool   // turnMsg already named a text message
-	sawText   bool   // text or reasoning streamed in the current model call
+	sub       string   // subagentRunId; "" for the run's own agent
+	step      string   // open step
+	text      string   // open text message
+	reasoning string   // open reasoning message
+	turnMsg   string   // the assistant message of the current model call
+	textUsed  bool     // turnMsg already named a text message
+	texts     []string // the current model call's text messages, for OutputWithdrawn
+	sawText   bool     // text or reasoning streamed in the current model call
 	sawReason bool
 	calls     []*aguiCall // the current model call's, by stream index
 }
@@ -113,7 +114,8 @@ func (e *aguiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 			if err := e.closeMessages(w, s, ev); err != nil {
 				return err
 			}
-			s.turnMsg, s.textUsed, s.sawText, s.sawReason, s.calls = e.id(), false, false, false, s.calls[:0]
+			s.turnMsg, s.textUsed, s.sawText, s.sawReason = e.id(), false, false, false
+			s.calls, s.texts = s.calls[:0], s.texts[:0]
 		}
 	case *runlet.TextDelta:
 		return e.text(w, s, ev, ev.Delta)
@@ -137,6 +139,15 @@ func (e *aguiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 	case *runlet.OutputChecked:
 		e.typed = true
 		return e.custom(w, s, ev, "runlet.output.checked", ev)
+	case *runlet.GuardrailChecked:
+		return e.custom(w, s, ev, "runlet.guardrail", aguiGuardrail{Guardrail: ev.Guardrail, Stage: string(ev.Stage),
+			ToolCallID: ev.CallID, Action: string(ev.Action), Message: ev.Message, Info: ev.Info, Failed: ev.Error != ""})
+	case *runlet.OutputWithdrawn:
+		if err := e.closeMessages(w, s, ev); err != nil {
+			return err
+		}
+		return e.custom(w, s, ev, "runlet.output.withdrawn", map[string]any{
+			"guardrail": ev.Guardrail, "stage": ev.Stage, "messageIds": append([]string{}, s.texts...)})
 	case *runlet.RunInterrupted:
 		return e.interrupted(w, ev)
 	case *runlet.RunFinished:
@@ -226,6 +237,7 @@ func (e *aguiEncoder) text(w *frameWriter, s *aguiScope, ev runlet.Event, delta 
 			s.text = e.id() // a second stretch of text in one answer
 		}
 		s.textUsed = true
+		s.texts = append(s.texts, s.text)
 		if err := w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_START", ev), SubagentRunID: s.sub, MessageID: s.text, Role: "assistant"}); err != nil {
 			return err
 		}

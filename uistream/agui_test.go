@@ -447,3 +447,46 @@ func TestAGUITypedOutput(t *testing.T) {
 		t.Errorf("no output events: %v", aguiTypes(events))
 	}
 }
+
+// A guardrail's checks reach the page, and an answer a tripwire stops
+// after it streamed is taken back: the page is told which messages to
+// remove.
+func TestAGUIGuardrailWithdrawsOutput(t *testing.T) {
+	secrets := runlet.Guardrail{
+		Name: "secrets",
+		Output: func(ctx context.Context, out runlet.GuardrailOutput) (runlet.GuardrailVerdict, error) {
+			if strings.Contains(out.Text, "sk-") {
+				return runlet.Tripwire("an API key", nil), nil
+			}
+			return runlet.GuardrailVerdict{}, nil
+		},
+	}
+	m := runlettest.NewModel(runlettest.TextReply("The key is sk-123."))
+	agent := &runlet.Agent{Name: "assistant", Model: m, Guardrails: []runlet.Guardrail{secrets}}
+	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: agent})
+	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "What is the key?")}))
+
+	text := aguiFind(events, "TEXT_MESSAGE_START")
+	if len(text) != 1 {
+		t.Fatalf("events %v", aguiTypes(events))
+	}
+	var checked, withdrawn map[string]any
+	for _, ev := range aguiFind(events, "CUSTOM") {
+		switch ev["name"] {
+		case "runlet.guardrail":
+			checked = ev["value"].(map[string]any)
+		case "runlet.output.withdrawn":
+			withdrawn = ev["value"].(map[string]any)
+		}
+	}
+	if checked == nil || checked["guardrail"] != "secrets" || checked["action"] != "trip" || checked["stage"] != "output" {
+		t.Errorf("guardrail event %v", checked)
+	}
+	ids, _ := withdrawn["messageIds"].([]any)
+	if len(ids) != 1 || ids[0] != text[0]["messageId"] || withdrawn["guardrail"] != "secrets" {
+		t.Errorf("withdrawn %v, text message %v", withdrawn, text[0]["messageId"])
+	}
+	if last := events[len(events)-1]; last["type"] != "RUN_ERROR" {
+		t.Errorf("last event %v", last)
+	}
+}

@@ -241,3 +241,16 @@ type aguiSubagentError struct {
 	Message       string `json:"message"`
 	Code          string `json:"code,omitempty"`
 }
+
+// aguiGuardrail is the value of a "runlet.guardrail" CUSTOM event: a
+// GuardrailChecked without its error's text, which may name what the
+// check called.
+type aguiGuardrail struct {
+	Guardrail  string          `json:"guardrail"`
+	Stage      string          `json:"stage"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Action     string          `json:"action"`
+	Message    string          `json:"message,omitempty"`
+	Info       json.RawMessage `json:"info,omitempty"`
+	Failed     bool            `json:"failed,omitempty"` // the check itself failed
+}

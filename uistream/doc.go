@@ -176,6 +176,11 @@
 //	HandoffOccurred                    CUSTOM "runlet.handoff" {from, to}
 //	OutputPartial                      CUSTOM "runlet.output.partial" {attempt, json}
 //	OutputChecked                      CUSTOM "runlet.output.checked" (the event's JSON)
+//	GuardrailChecked                   CUSTOM "runlet.guardrail" {guardrail, stage, toolCallId, action,
+//	                                   message, info, failed} (never the check's own error text)
+//	OutputWithdrawn                    TEXT_MESSAGE_END if open, CUSTOM "runlet.output.withdrawn"
+//	                                   {guardrail, stage, messageIds}: the page removes those
+//	                                   messages (AG-UI has no event that takes text back)
 //	RunFinished                        STATE_DELTA (if changed), RUN_FINISHED {outcome: success,
 //	                                   usage: per model, result: the typed answer (a run with an
 //	                                   output schema, as RunAs and StreamAs make)}
