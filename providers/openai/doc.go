@@ -40,6 +40,15 @@
 //	cfg.BaseURL = "https://my-resource.openai.azure.com" // or .../openai/deployments/my-gpt-4o?api-version=2024-10-21
 //	model := openai.NewChatCompletions(cfg)             // or openai.NewResponses(cfg), on the v1 API
 //
+// AzureBaseURL builds the older, versioned URLs from an endpoint, a
+// deployment and an api-version, for Chat Completions
+// (/openai/deployments/{deployment}/chat/completions?api-version=) and
+// Responses (/openai/responses?api-version=). For Entra ID instead of a
+// key, set Config.Token to a source of tokens for AzureScope: they go as
+// "Authorization: Bearer" and no api-key is sent (package
+// github.com/runlet/runlet/cloud/azure makes one from the Azure identity
+// library's credential chain).
+//
 // A base URL's query (Azure's api-version) is kept on every request, after
 // the endpoint's path. Any other compatible server works with
 // Config.BaseURL (or $OPENAI_BASE_URL) alone.
