@@ -69,9 +69,30 @@ type uiCall struct {
 	early    []byte // argument text before the ID came
 }
 
-// chunk is one UI message chunk. Every field but Type is optional, as in
-// the protocol's schema; nil and zero fields are left out.
-type chunk map[string]any
+// chunk is one UI message chunk, the fields of every type in one struct
+// (Type first on the wire); each type sets its own, the others are left
+// out. ErrorText is a pointer because the error types require it even
+// when empty.
+type chunk struct {
+	Type            string          `json:"type"`
+	ID              string          `json:"id,omitempty"`
+	MessageID       string          `json:"messageId,omitempty"`
+	ToolCallID      string          `json:"toolCallId,omitempty"`
+	ToolName        string          `json:"toolName,omitempty"`
+	ApprovalID      string          `json:"approvalId,omitempty"`
+	Delta           string          `json:"delta,omitempty"`
+	InputTextDelta  string          `json:"inputTextDelta,omitempty"`
+	Input           any             `json:"input,omitempty"`
+	Output          json.RawMessage `json:"output,omitempty"`
+	ErrorText       *string         `json:"errorText,omitempty"`
+	Dynamic         bool            `json:"dynamic,omitempty"`
+	FinishReason    string          `json:"finishReason,omitempty"`
+	MessageMetadata any             `json:"messageMetadata,omitempty"`
+	Data            any             `json:"data,omitempty"`
+	Transient       bool            `json:"transient,omitempty"`
+}
+
+func textPtr(s string) *string { return &s }
 
 func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 	h := ev.Header()
@@ -92,7 +113,7 @@ func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 		}
 		e.inStep, e.stepText, e.stepReas = true, false, false
 		e.calls = nil
-		return w.data(chunk{"type": "start-step"})
+		return w.data(chunk{Type: "start-step"})
 	case *runlet.TextDelta:
 		e.stepText = true
 		return e.delta(w, "text", ev.Delta)
@@ -115,17 +136,17 @@ func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 	case *runlet.ToolFinished:
 		return e.toolFinished(w, ev)
 	case *runlet.OutputPartial:
-		return w.data(chunk{"type": "data-output", "id": "output", "data": ev.JSON})
+		return w.data(chunk{Type: "data-output", ID: "output", Data: ev.JSON})
 	case *runlet.OutputChecked:
 		e.output = ev.Valid
 		return nil
 	case *runlet.HandoffOccurred:
-		return w.data(chunk{"type": "data-handoff", "data": map[string]string{"from": ev.From, "to": ev.To}})
+		return w.data(chunk{Type: "data-handoff", Data: handoffData{From: ev.From, To: ev.To}})
 	case *runlet.RunInterrupted:
 		return e.interrupted(w, ev)
 	case *runlet.RunFinished:
 		if e.output && json.Valid([]byte(ev.Result.Output)) {
-			if err := w.data(chunk{"type": "data-output", "id": "output", "data": json.RawMessage(ev.Result.Output)}); err != nil {
+			if err := w.data(chunk{Type: "data-output", ID: "output", Data: json.RawMessage(ev.Result.Output)}); err != nil {
 				return err
 			}
 		}
@@ -134,7 +155,7 @@ func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 		if err := e.endStep(w); err != nil {
 			return err
 		}
-		if err := w.data(chunk{"type": "error", "errorText": e.opts.ErrorText(err, ev)}); err != nil {
+		if err := w.data(chunk{Type: "error", ErrorText: textPtr(e.opts.ErrorText(err, ev))}); err != nil {
 			return err
 		}
 		return e.finish(w, "error", ev.Result)
@@ -150,9 +171,9 @@ func (e *uiEncoder) start(w *frameWriter, runID string) error {
 	}
 	e.started = true
 	if runID == "" {
-		return w.data(chunk{"type": "start"})
+		return w.data(chunk{Type: "start"})
 	}
-	return w.data(chunk{"type": "start", "messageId": runID, "messageMetadata": uiMetadata{RunID: runID}})
+	return w.data(chunk{Type: "start", MessageID: runID, MessageMetadata: uiMetadata{RunID: runID}})
 }
 
 // delta streams text or reasoning, opening a part of that kind.
@@ -166,11 +187,11 @@ func (e *uiEncoder) delta(w *frameWriter, kind, delta string) error {
 		}
 		e.parts++
 		e.open, e.openID = kind, kind[:1]+strconv.Itoa(e.parts)
-		if err := w.data(chunk{"type": kind + "-start", "id": e.openID}); err != nil {
+		if err := w.data(chunk{Type: kind + "-start", ID: e.openID}); err != nil {
 			return err
 		}
 	}
-	return w.data(chunk{"type": kind + "-delta", "id": e.openID, "delta": delta})
+	return w.data(chunk{Type: kind + "-delta", ID: e.openID, Delta: delta})
 }
 
 // closePart ends the text or reasoning part being streamed.
@@ -180,7 +201,7 @@ func (e *uiEncoder) closePart(w *frameWriter) error {
 	}
 	kind := e.open
 	e.open = ""
-	return w.data(chunk{"type": kind + "-end", "id": e.openID})
+	return w.data(chunk{Type: kind + "-end", ID: e.openID})
 }
 
 // endStep closes the step being streamed.
@@ -192,7 +213,7 @@ func (e *uiEncoder) endStep(w *frameWriter) error {
 		return nil
 	}
 	e.inStep = false
-	return w.data(chunk{"type": "finish-step"})
+	return w.data(chunk{Type: "finish-step"})
 }
 
 // toolDelta streams a tool call's arguments as the model writes them.
@@ -220,13 +241,13 @@ func (e *uiEncoder) toolDelta(w *frameWriter, ev *runlet.ToolCallDelta) error {
 		if ev.Name != "" {
 			c.name = ev.Name
 		}
-		if err := w.data(chunk{"type": "tool-input-start", "toolCallId": c.id, "toolName": c.name, "dynamic": true}); err != nil {
+		if err := w.data(chunk{Type: "tool-input-start", ToolCallID: c.id, ToolName: c.name, Dynamic: true}); err != nil {
 			return err
 		}
 		if len(c.early) > 0 {
 			early := string(c.early)
 			c.early = nil
-			if err := w.data(chunk{"type": "tool-input-delta", "toolCallId": c.id, "inputTextDelta": early}); err != nil {
+			if err := w.data(chunk{Type: "tool-input-delta", ToolCallID: c.id, InputTextDelta: early}); err != nil {
 				return err
 			}
 		}
@@ -234,7 +255,7 @@ func (e *uiEncoder) toolDelta(w *frameWriter, ev *runlet.ToolCallDelta) error {
 	if ev.Delta == "" {
 		return nil
 	}
-	return w.data(chunk{"type": "tool-input-delta", "toolCallId": c.id, "inputTextDelta": ev.Delta})
+	return w.data(chunk{Type: "tool-input-delta", ToolCallID: c.id, InputTextDelta: ev.Delta})
 }
 
 // modelFinished sends what a model that does not stream said (Generate,
@@ -266,7 +287,7 @@ func (e *uiEncoder) modelFinished(w *frameWriter, ev *runlet.ModelFinished) erro
 			}
 		}
 	}
-	return w.data(chunk{"type": "message-metadata", "messageMetadata": e.metadata(nil)})
+	return w.data(chunk{Type: "message-metadata", MessageMetadata: e.metadata(nil)})
 }
 
 // announce makes sure the page has call as a tool part with its complete
@@ -281,18 +302,12 @@ func (e *uiEncoder) announce(w *frameWriter, call runlet.ToolCallPart) error {
 		started = started || c.id == call.ID
 	}
 	if !started && !e.announced[call.ID] {
-		if err := w.data(chunk{"type": "tool-input-start", "toolCallId": call.ID, "toolName": call.Name, "dynamic": true}); err != nil {
+		if err := w.data(chunk{Type: "tool-input-start", ToolCallID: call.ID, ToolName: call.Name, Dynamic: true}); err != nil {
 			return err
 		}
 	}
 	e.announced[key], e.announced[call.ID] = true, true
-	c := chunk{"type": "tool-input-available", "toolCallId": call.ID, "toolName": call.Name, "dynamic": true}
-	if json.Valid(call.Arguments) {
-		c["input"] = call.Arguments
-	} else {
-		c["input"] = string(call.Arguments)
-	}
-	return w.data(c)
+	return w.data(chunk{Type: "tool-input-available", ToolCallID: call.ID, ToolName: call.Name, Dynamic: true, Input: jsonOrString(call.Arguments)})
 }
 
 // toolFinished sends a call's outcome: its output, its error, or that it
@@ -307,24 +322,26 @@ func (e *uiEncoder) toolFinished(w *frameWriter, ev *runlet.ToolFinished) error 
 	id := ev.Call.ID
 	switch {
 	case ev.ErrorKind == runlet.ToolDenied:
-		return w.data(chunk{"type": "tool-output-denied", "toolCallId": id})
+		return w.data(chunk{Type: "tool-output-denied", ToolCallID: id})
 	case ev.Result.IsError:
-		return w.data(chunk{"type": "tool-output-error", "toolCallId": id, "errorText": ev.Result.Content, "dynamic": true})
+		return w.data(chunk{Type: "tool-output-error", ToolCallID: id, ErrorText: textPtr(ev.Result.Content), Dynamic: true})
 	}
-	return w.data(chunk{"type": "tool-output-available", "toolCallId": id, "output": toolOutput(ev.Result), "dynamic": true})
+	return w.data(chunk{Type: "tool-output-available", ToolCallID: id, Output: toolOutput(ev.Result), Dynamic: true})
 }
 
 // toolOutput is a result's content: its JSON value when it is JSON (a
 // tool returning a struct), else its text as a JSON string.
-func toolOutput(r runlet.ToolResultPart) any {
+func toolOutput(r runlet.ToolResultPart) json.RawMessage {
 	if b := []byte(r.Content); len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b) {
-		return json.RawMessage(b)
+		return b
 	}
-	return r.Content
+	b, _ := json.Marshal(r.Content)
+	return b
 }
 
-// interrupted asks the page to approve the pending calls. The approval
-// ID is the run's ID: the page's answer names the run to resume.
+// interrupted asks the page to approve the pending calls. A call's
+// approval ID is the run's ID, ":" and the call's ID: unique per call, as
+// addToolApprovalResponse needs, and naming the run the answer resumes.
 func (e *uiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) error {
 	if err := e.closePart(w); err != nil {
 		return err
@@ -333,7 +350,7 @@ func (e *uiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) error
 		if err := e.announce(w, call); err != nil {
 			return err
 		}
-		if err := w.data(chunk{"type": "tool-approval-request", "approvalId": ev.RunID, "toolCallId": call.ID}); err != nil {
+		if err := w.data(chunk{Type: "tool-approval-request", ApprovalID: approvalID(ev.RunID, call.ID), ToolCallID: call.ID}); err != nil {
 			return err
 		}
 	}
@@ -347,7 +364,7 @@ func (e *uiEncoder) finish(w *frameWriter, reason string, res *runlet.Result) er
 		return err
 	}
 	e.finished = true
-	return w.data(chunk{"type": "finish", "finishReason": reason, "messageMetadata": e.metadata(res)})
+	return w.data(chunk{Type: "finish", FinishReason: reason, MessageMetadata: e.metadata(res)})
 }
 
 // uiMetadata is the assistant message's metadata (UIMessage.metadata).
@@ -378,23 +395,23 @@ func (e *uiEncoder) nested(w *frameWriter, ev runlet.Event) error {
 	h := ev.Header()
 	switch ev := ev.(type) {
 	case *runlet.AgentStarted:
-		return w.data(chunk{"type": "data-agent", "id": h.CallPath, "data": agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: "running"}})
+		return w.data(chunk{Type: "data-agent", ID: h.CallPath, Data: agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: "running"}})
 	case *runlet.AgentFinished:
 		d := agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: string(ev.Status), ErrorType: ev.ErrorType}
 		if ev.Result != nil && ev.Status == runlet.StateFinished {
 			d.Output = ev.Result.Output
 		}
-		return w.data(chunk{"type": "data-agent", "id": h.CallPath, "data": d})
+		return w.data(chunk{Type: "data-agent", ID: h.CallPath, Data: d})
 	case *runlet.TextDelta:
-		return w.data(chunk{"type": "data-agent-delta", "transient": true, "data": map[string]string{"callPath": h.CallPath, "agent": h.Agent, "delta": ev.Delta}})
+		return w.data(chunk{Type: "data-agent-delta", Transient: true, Data: agentDelta{CallPath: h.CallPath, Agent: h.Agent, Delta: ev.Delta}})
 	case *runlet.ToolStarted:
-		return w.data(chunk{"type": "data-agent-tool", "id": h.CallPath + "/" + ev.Call.ID, "data": agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "running"}})
+		return w.data(chunk{Type: "data-agent-tool", ID: h.CallPath + "/" + ev.Call.ID, Data: agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "running"}})
 	case *runlet.ToolFinished:
 		t := agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "output-available", Output: toolOutput(ev.Result)}
 		if ev.Result.IsError {
 			t.State, t.Output, t.ErrorText = "output-error", nil, ev.Result.Content
 		}
-		return w.data(chunk{"type": "data-agent-tool", "id": h.CallPath + "/" + ev.Call.ID, "data": t})
+		return w.data(chunk{Type: "data-agent-tool", ID: h.CallPath + "/" + ev.Call.ID, Data: t})
 	case *runlet.ModelFinished:
 		e.usage, e.cost = e.usage.Add(ev.Response.Usage), e.cost.Add(ev.Cost)
 	}
@@ -411,16 +428,29 @@ type agentData struct {
 	ErrorType string `json:"errorType,omitempty"`
 }
 
+// handoffData is a data-handoff part.
+type handoffData struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// agentDelta is a data-agent-delta part: text of an agent called as a tool.
+type agentDelta struct {
+	CallPath string `json:"callPath"`
+	Agent    string `json:"agent"`
+	Delta    string `json:"delta"`
+}
+
 // agentTool is a data-agent-tool part: a tool call of such an agent.
 type agentTool struct {
-	CallPath   string `json:"callPath"`
-	Agent      string `json:"agent"`
-	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
-	Input      any    `json:"input"`
-	State      string `json:"state"`
-	Output     any    `json:"output,omitempty"`
-	ErrorText  string `json:"errorText,omitempty"`
+	CallPath   string          `json:"callPath"`
+	Agent      string          `json:"agent"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Input      any             `json:"input"`
+	State      string          `json:"state"`
+	Output     json.RawMessage `json:"output,omitempty"`
+	ErrorText  string          `json:"errorText,omitempty"`
 }
 
 func jsonOrString(b json.RawMessage) any {
@@ -440,10 +470,10 @@ func (e *uiEncoder) end(w *frameWriter, err error) error {
 		if err2 := e.endStep(w); err2 != nil {
 			return err2
 		}
-		if err := w.data(chunk{"type": "error", "errorText": e.opts.ErrorText(err, nil)}); err != nil {
+		if err := w.data(chunk{Type: "error", ErrorText: textPtr(e.opts.ErrorText(err, nil))}); err != nil {
 			return err
 		}
-		if err := w.data(chunk{"type": "finish", "finishReason": "error"}); err != nil {
+		if err := w.data(chunk{Type: "finish", FinishReason: "error"}); err != nil {
 			return err
 		}
 	}

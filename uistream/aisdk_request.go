@@ -103,9 +103,12 @@ func decodeUIRequest(body []byte) (*turn, error) {
 	return t, nil
 }
 
+// approvalID is a pending call's approval ID: the run's ID and the call's.
+func approvalID(runID, callID string) string { return runID + ":" + callID }
+
 // approvalAnswers reads the decisions in the last step of an assistant
-// message: one per tool part in state "approval-responded", all with the
-// same approval ID, the ID of the run they resume.
+// message: one per tool part in state "approval-responded", whose
+// approval IDs (see approvalID) all name the run they resume.
 func approvalAnswers(m uiMessage) (runID string, decisions []runlet.Decision, err error) {
 	parts := m.Parts
 	for i := len(parts) - 1; i >= 0; i-- {
@@ -121,10 +124,14 @@ func approvalAnswers(m uiMessage) (runID string, decisions []runlet.Decision, er
 		if p.Approval == nil || p.Approval.ID == "" || p.Approval.Approved == nil || p.ToolCallID == "" {
 			return "", nil, errors.New("a tool part in state approval-responded lacks its approval, approval ID or call ID")
 		}
-		if runID != "" && p.Approval.ID != runID {
+		id, ok := strings.CutSuffix(p.Approval.ID, ":"+p.ToolCallID)
+		if !ok || id == "" {
+			return "", nil, errors.New("an approval ID does not name its run and call")
+		}
+		if runID != "" && id != runID {
 			return "", nil, errors.New("the approvals answered belong to different runs")
 		}
-		runID = p.Approval.ID
+		runID = id
 		d := runlet.Reject(p.ToolCallID, p.Approval.Reason)
 		if *p.Approval.Approved {
 			d = runlet.Approve(p.ToolCallID)

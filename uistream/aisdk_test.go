@@ -178,7 +178,7 @@ func TestAISDKApprovalResumesInAnotherProcess(t *testing.T) {
 	}
 	start := find(chunks, "start")
 	runID := start["messageId"].(string)
-	if req["approvalId"] != runID || req["toolCallId"] != "call_9" {
+	if req["approvalId"] != runID+":call_9" || req["toolCallId"] != "call_9" {
 		t.Errorf("approval request = %v, run %s", req, runID)
 	}
 	if fin := find(chunks, "finish"); fin["finishReason"] != "tool-calls" {
@@ -188,7 +188,7 @@ func TestAISDKApprovalResumesInAnotherProcess(t *testing.T) {
 	// What useChat sends after addToolApprovalResponse({id, approved: true}).
 	assistant := `{"id":` + quote(runID) + `,"role":"assistant","parts":[{"type":"step-start"},` +
 		`{"type":"dynamic-tool","toolName":"delete_file","toolCallId":"call_9","state":"approval-responded",` +
-		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID) + `,"approved":true}}]}`
+		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID+":call_9") + `,"approved":true}}]}`
 	body := `{"id":"chat1","trigger":"submit-message","messages":[` +
 		`{"id":"u1","role":"user","parts":[{"type":"text","text":"Delete /tmp/x"}]},` + assistant + `]}`
 	_, chunks = post(t, b.URL, body)
@@ -222,7 +222,7 @@ func TestAISDKRejection(t *testing.T) {
 	runID := find(chunks, "start")["messageId"].(string)
 	body := `{"id":"chat1","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"Delete /tmp/x"}]},` +
 		`{"id":"a","role":"assistant","parts":[{"type":"tool-delete_file","toolCallId":"call_9","state":"approval-responded",` +
-		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID) + `,"approved":false,"reason":"keep it"}}]}]}`
+		`"input":{"path":"/tmp/x"},"approval":{"id":` + quote(runID+":call_9") + `,"approved":false,"reason":"keep it"}}]}]}`
 	_, chunks = post(t, srv.URL, body)
 	if d := find(chunks, "tool-output-denied"); d == nil || d["toolCallId"] != "call_9" {
 		t.Fatalf("chunks %v", types(chunks))

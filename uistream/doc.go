@@ -54,9 +54,10 @@
 //
 // A call that needs approval (runlet.WithApproval, or a BeforeToolCall
 // hook) interrupts the run; the Runtime keeps its checkpoint in its store.
-// The handler asks the page in the protocol's way, with the run's ID as
-// the approval's ID, and the page's answer is a new request that resumes
-// the run (Runtime.ResumeStream) with one runlet.Decision per pending
+// The handler asks the page in the protocol's way, naming the run (the
+// AI SDK's approval ID is the run's ID, ":" and the call's), and the
+// page's answer is a new request that resumes the run
+// (Runtime.ResumeStream) with one runlet.Decision per pending
 // call. The resuming process may be another one sharing the store. The
 // run ID, random and unguessable, entitles whoever holds it to answer;
 // with Options.Checkpoints and Options.Session a resume must also come
@@ -73,7 +74,7 @@
 // "approval-responded", which addToolApprovalResponse sets; useChat sends
 // it by itself with sendAutomaticallyWhen:
 // lastAssistantMessageIsCompleteWithApprovalResponses) resumes the run
-// named by the approvals' ID, and the resumed run goes on in the same
+// their approval IDs name, and the resumed run goes on in the same
 // assistant message (its ID is the run's).
 //
 // The response is text/event-stream, one chunk per "data:" line, ending
@@ -98,7 +99,7 @@
 //	                                   {errorText} for an error result; tool-output-denied for a
 //	                                   call rejected by a person or denied by a hook
 //	RunInterrupted                     tool-input-available and tool-approval-request
-//	                                   {approvalId: run ID, toolCallId} per pending call,
+//	                                   {approvalId: run ID ":" call ID, toolCallId} per pending call,
 //	                                   finish-step, finish {finishReason: "tool-calls"}
 //	OutputPartial                      data-output {id: "output", data: the value so far}
 //	OutputChecked (valid), RunFinished data-output {id: "output", data: the typed answer}

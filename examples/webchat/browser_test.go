@@ -1,0 +1,40 @@
+package main
+
+import (
+	"io"
+	"os"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/runlet/runlet/internal/nodetest"
+)
+
+// TestBrowser drives the page in headless Chromium (from the system's
+// packages) with playwright-core, offline: type a question, see the
+// reasoning, the tool call while it runs and the answer stream in, approve
+// the call on the page, and see the resumed run finish. On failure the
+// script leaves a screenshot and the page's HTML in a directory kept and
+// named in the test's log.
+func TestBrowser(t *testing.T) {
+	chromium := nodetest.Chromium(t)
+	a, err := newApp(func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler) // 127.0.0.1
+	defer srv.Close()
+	shots, err := os.MkdirTemp("", "webchat-browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screenshot and page kept in %s", shots)
+			return
+		}
+		os.RemoveAll(shots)
+	})
+	out := nodetest.Run(t, "webchat-browser.mjs", []string{"CHROMIUM=" + chromium, "SHOTS=" + shots}, srv.URL)
+	t.Logf("%s", out)
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/runlet/runlet"
+)
+
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"the city, such as Paris"`
+}
+
+type noteArgs struct {
+	Text string `json:"text" jsonschema:"the note to save"`
+}
+
+// tools are the agent's: get_weather takes a moment, so the page shows it
+// running; save_note needs a person's approval on the page.
+func tools() []runlet.Tool {
+	weather := runlet.NewTool("get_weather", "Returns the current weather in a city.",
+		func(ctx context.Context, in weatherArgs) (string, error) {
+			select {
+			case <-time.After(700 * time.Millisecond): // a slow weather service
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			return fmt.Sprintf("%s: sunny, 21 °C", titleCase(in.City)), nil
+		})
+	note := runlet.NewTool("save_note", "Saves a short note for the user.",
+		func(ctx context.Context, in noteArgs) (string, error) {
+			return "saved: " + in.Text, nil // an example: nothing is stored
+		}, runlet.WithApproval())
+	return []runlet.Tool{weather, note}
+}
+
+func titleCase(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
