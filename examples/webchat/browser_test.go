@@ -2,8 +2,8 @@ package main
 
 import (
 	"io"
-	"os"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/runlet/runlet/internal/nodetest"
