@@ -67,6 +67,17 @@ func RunInfoFrom(ctx context.Context) (RunInfo, bool) {
 	return *ri, true
 }
 
+// ContextWithRunInfo returns a context carrying info, for a program that
+// runs a run's tools or hooks outside a Runtime (runlet/temporal runs each
+// in an activity of its own): in it RunInfoFrom returns info, and
+// GetState, SetState and DeleteState reach the key-value state of
+// info.SessionID in state (ErrNoSession when either is missing), as they
+// would in a run.
+func ContextWithRunInfo(ctx context.Context, info RunInfo, state StateStore) context.Context {
+	info.state, info.mu, info.notes, info.run = state, nil, nil, nil
+	return context.WithValue(ctx, runInfoKey{}, &info)
+}
+
 func runInfo(ctx context.Context) *RunInfo {
 	ri, _ := ctx.Value(runInfoKey{}).(*RunInfo)
 	return ri

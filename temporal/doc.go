@@ -139,11 +139,35 @@
 // # Limits
 //
 // A tool that ignores its context holds its activity until the
-// StartToClose timeout. Session key-value state (runlet.GetState, SetState)
-// is not carried between activities: tools and hooks should keep what they
-// need in their own store. A preparer's model calls made through
+// StartToClose timeout. A preparer's model calls made through
 // runlet.CallModel are counted in the run's usage. Typed outputs
 // (runlet.RunAs) are not run by the workflow.
+//
+// # Session state
+//
+// In a run with a SessionID, tools, tool-call hooks, model-call hooks and
+// preparers reach the session's key-value state with runlet.GetState,
+// SetState and DeleteState, in Config.State (default: Config.Sessions
+// when it keeps state, as runlet.NewMemoryStore and the stores of store/
+// do), and runlet.RunInfoFrom gives them the run's ID, session, agent and
+// turn. The semantics are those of a Runtime's run with that store, plus
+// what activities add:
+//
+//   - Reads and writes go to the store at once; the state is not in the
+//     workflow's history. Every worker must share the store.
+//   - Ordered across activities: the workflow schedules an activity only
+//     after the ones it depends on completed, so what a turn's tools wrote
+//     is read by the next model call's preparers and hooks, and by the
+//     next turn's tools, on whichever worker they run.
+//   - A turn's tool calls run in parallel and share the state: concurrent
+//     writes of one key, last one wins, as in a Runtime.
+//   - Retries: writes are not undone. An attempt that failed or was cut
+//     off (a crashed worker) keeps what it wrote, and the retry sees it:
+//     write idempotently (set a value rather than add to it, or key the
+//     write with IdempotencyKey).
+//   - A run without a SessionID has no state (runlet.ErrNoSession).
+//
+// The same session's state goes on in a Runtime's runs on the same store.
 //
 // # Sessions
 //

@@ -53,6 +53,12 @@ type Config struct {
 	Preparers []runlet.Preparer
 	// Sessions keeps the sessions runs continue (RunInput.SessionID).
 	Sessions runlet.SessionStore
+	// State keeps the sessions' key-value state (runlet.GetState,
+	// SetState, DeleteState) for the tools, hooks and preparers of runs
+	// with a SessionID; default: Sessions, when it is a
+	// runlet.StateStore too (runlet.NewMemoryStore and the stores of
+	// store/ are). See the package doc, "Session state".
+	State runlet.StateStore
 	// Payloads, when set, keeps the conversation out of the workflow's
 	// history: tool results larger than InlineLimit bytes of JSON are
 	// stored there and the history holds a stand-in and a Ref (key and

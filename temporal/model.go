@@ -67,18 +67,26 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		return nil, err
 	}
 	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx}
-	rt := runlet.NewRuntime(
+	rtOpts := []runlet.RuntimeOption{
 		runlet.WithHooks(hooks...),
 		runlet.WithPreparers(d.cfg.Preparers...),
 		runlet.WithObservers(fwd),
 		runlet.WithMaxTurns(1),
-	)
+	}
 	opts := []runlet.RunOption{
-		runlet.WithHistory(msgs...),
 		runlet.WithRunID(in.RunID),
 		runlet.WithSettings(in.Settings),
 		runlet.WithOptions(in.Options),
 	}
+	if state := d.stateStore(); in.SessionID != "" && state != nil {
+		// The session's state, through a run of the session whose history
+		// is the transcript (see turnStore).
+		rtOpts = append(rtOpts, runlet.WithStore(newTurnStore(msgs, state)))
+		opts = append(opts, runlet.WithSession(in.SessionID))
+	} else {
+		opts = append(opts, runlet.WithHistory(msgs...))
+	}
+	rt := runlet.NewRuntime(rtOpts...)
 	var res *runlet.Result
 	if d.cfg.Stream {
 		for ev, e := range rt.Stream(ctx, agent, "", opts...) {

@@ -32,6 +32,7 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRun, err)
 	}
+	ctx = runlet.ContextWithRunInfo(ctx, runlet.RunInfo{RunID: in.RunID, SessionID: in.SessionID, Agent: in.Agent, Turn: in.Turn}, d.stateStore())
 	c := in.Call
 	out := &ToolOutput{}
 	finish := func(res runlet.ToolResultPart, kind runlet.ToolErrorKind, dur time.Duration) (*ToolOutput, error) {
