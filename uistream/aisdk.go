@@ -61,6 +61,7 @@ type uiEncoder struct {
 	usage     runlet.Usage
 	cost      runlet.Cost
 	finished  bool
+	tripped   *runlet.GuardrailChecked // the tripwire, sent again after a reset-step
 }
 
 // uiCall is a tool call streaming in, by index in its response.
@@ -96,6 +97,12 @@ func textPtr(s string) *string { return &s }
 
 func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 	h := ev.Header()
+	if g, ok := ev.(*runlet.GuardrailChecked); ok { // at any depth: a nested tripwire ends the run too
+		if g.Action == runlet.GuardrailTrip {
+			e.tripped = g
+		}
+		return w.data(guardrailChunk(g))
+	}
 	if h.Depth > 0 {
 		return e.nested(w, ev)
 	}
@@ -139,6 +146,19 @@ func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 		return w.data(chunk{Type: "data-output", ID: "output", Data: ev.JSON})
 	case *runlet.OutputChecked:
 		e.output = ev.Valid
+		return nil
+	case *runlet.OutputWithdrawn:
+		// A guardrail took the answer back: reset-step removes the step's
+		// parts from the page's message; the tripwire's part is sent again.
+		if err := e.closePart(w); err != nil {
+			return err
+		}
+		if err := w.data(chunk{Type: "reset-step"}); err != nil {
+			return err
+		}
+		if e.tripped != nil {
+			return w.data(guardrailChunk(e.tripped))
+		}
 		return nil
 	case *runlet.HandoffOccurred:
 		return w.data(chunk{Type: "data-handoff", Data: handoffData{From: ev.From, To: ev.To}})
@@ -387,77 +407,6 @@ func (e *uiEncoder) metadata(res *runlet.Result) uiMetadata {
 		m.Cost = &cost
 	}
 	return m
-}
-
-// nested maps the events of an agent called as a tool (depth > 0) to data
-// parts: the page shows them under the call (CallPath) that ran it.
-func (e *uiEncoder) nested(w *frameWriter, ev runlet.Event) error {
-	h := ev.Header()
-	switch ev := ev.(type) {
-	case *runlet.AgentStarted:
-		return w.data(chunk{Type: "data-agent", ID: h.CallPath, Data: agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: "running"}})
-	case *runlet.AgentFinished:
-		d := agentData{Agent: h.Agent, CallPath: h.CallPath, Depth: h.Depth, Status: string(ev.Status), ErrorType: ev.ErrorType}
-		if ev.Result != nil && ev.Status == runlet.StateFinished {
-			d.Output = ev.Result.Output
-		}
-		return w.data(chunk{Type: "data-agent", ID: h.CallPath, Data: d})
-	case *runlet.TextDelta:
-		return w.data(chunk{Type: "data-agent-delta", Transient: true, Data: agentDelta{CallPath: h.CallPath, Agent: h.Agent, Delta: ev.Delta}})
-	case *runlet.ToolStarted:
-		return w.data(chunk{Type: "data-agent-tool", ID: h.CallPath + "/" + ev.Call.ID, Data: agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "running"}})
-	case *runlet.ToolFinished:
-		t := agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "output-available", Output: toolOutput(ev.Result)}
-		if ev.Result.IsError {
-			t.State, t.Output, t.ErrorText = "output-error", nil, ev.Result.Content
-		}
-		return w.data(chunk{Type: "data-agent-tool", ID: h.CallPath + "/" + ev.Call.ID, Data: t})
-	case *runlet.ModelFinished:
-		e.usage, e.cost = e.usage.Add(ev.Response.Usage), e.cost.Add(ev.Cost)
-	}
-	return nil
-}
-
-// agentData is a data-agent part: an agent called as a tool.
-type agentData struct {
-	Agent     string `json:"agent"`
-	CallPath  string `json:"callPath"`
-	Depth     int    `json:"depth"`
-	Status    string `json:"status"` // running, finished, interrupted, failed
-	Output    string `json:"output,omitempty"`
-	ErrorType string `json:"errorType,omitempty"`
-}
-
-// handoffData is a data-handoff part.
-type handoffData struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-// agentDelta is a data-agent-delta part: text of an agent called as a tool.
-type agentDelta struct {
-	CallPath string `json:"callPath"`
-	Agent    string `json:"agent"`
-	Delta    string `json:"delta"`
-}
-
-// agentTool is a data-agent-tool part: a tool call of such an agent.
-type agentTool struct {
-	CallPath   string          `json:"callPath"`
-	Agent      string          `json:"agent"`
-	ToolCallID string          `json:"toolCallId"`
-	ToolName   string          `json:"toolName"`
-	Input      any             `json:"input"`
-	State      string          `json:"state"`
-	Output     json.RawMessage `json:"output,omitempty"`
-	ErrorText  string          `json:"errorText,omitempty"`
-}
-
-func jsonOrString(b json.RawMessage) any {
-	if json.Valid(b) {
-		return b
-	}
-	return string(b)
 }
 
 // end closes a stream whose run ended without a terminal event: a resume

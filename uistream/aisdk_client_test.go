@@ -1,9 +1,12 @@
 package uistream_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,5 +190,76 @@ func TestAISDKClientAgents(t *testing.T) {
 	}
 	if toolPart == nil || !strings.Contains(string(toolPart.Data), `"output":"sunny in Oslo"`) {
 		t.Errorf("agent tool part %+v", toolPart)
+	}
+}
+
+type forecast struct {
+	City  string `json:"city"`
+	TempC int    `json:"tempC"`
+}
+
+// TestAISDKClientTypedOutput: a run with an output schema (what RunAs and
+// StreamAs set) sends the value as it fills in and the checked value as a
+// data-output part, which the SDK's reader keeps as one part.
+func TestAISDKClientTypedOutput(t *testing.T) {
+	answer := `{"city":"Paris","tempC":21}`
+	m := runlettest.NewModel(runlettest.TextReply(answer), runlettest.TextReply(answer))
+	m.ChunkSize = 5
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{
+		Runtime: runlet.NewRuntime(), Agent: newAgent(m),
+		RunOptions: func(*http.Request) []runlet.RunOption {
+			return []runlet.RunOption{runlet.WithOutputSchema(&runlet.OutputSchema{Name: "forecast", Schema: runlet.SchemaFor[forecast]()})}
+		},
+	}))
+	defer srv.Close()
+	s := runClient(t, srv.URL, "agents")
+	if n := strings.Count(strings.Join(s.RawTypes, " "), "data-output"); n < 3 {
+		t.Errorf("%d data-output chunks: %v", n, s.RawTypes)
+	}
+	msg := parseMessage(t, s.First)
+	var outputs []string
+	for _, p := range msg.Parts {
+		if p.Type == "data-output" {
+			outputs = append(outputs, string(p.Data))
+		}
+	}
+	if len(outputs) != 1 || outputs[0] != answer {
+		t.Errorf("data-output parts %q, want one holding %s", outputs, answer)
+	}
+}
+
+// TestAISDKClientGuardrailWithdraws: a tripwire on the streamed answer
+// takes it back (reset-step, which the SDK's reader applies: the page's
+// message loses the step's text), the tripwire stays as a data-guardrail
+// part, and the run's failure is the protocol's error.
+func TestAISDKClientGuardrailWithdraws(t *testing.T) {
+	m := runlettest.NewModel(runlettest.TextReply("The launch code is 0000."), runlettest.TextReply("The launch code is 0000."))
+	m.ChunkSize = 4
+	guard := runlet.Guardrail{Name: "no-codes", Output: func(ctx context.Context, out runlet.GuardrailOutput) (runlet.GuardrailVerdict, error) {
+		if strings.Contains(out.Text, "code") {
+			return runlet.Tripwire("codes are not shared", nil), nil
+		}
+		return runlet.GuardrailVerdict{}, nil
+	}}
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{
+		Runtime: runlet.NewRuntime(runlet.WithGuardrails(guard)), Agent: newAgent(m),
+	}))
+	defer srv.Close()
+	s := runClient(t, srv.URL, "failure")
+	raw := strings.Join(slices.Compact(s.RawTypes), " ")
+	if !strings.Contains(raw, "text-delta text-end message-metadata data-guardrail reset-step data-guardrail finish-step error finish") {
+		t.Errorf("raw chunks: %s", raw)
+	}
+	msg := parseMessage(t, s.First)
+	var parts []string
+	for _, p := range msg.Parts {
+		parts = append(parts, p.Type+string(p.Data))
+	}
+	want := `step-start data-guardrail{"guardrail":"no-codes","stage":"output","action":"trip","message":"codes are not shared"}`
+	if got := strings.Join(parts, " "); got != want {
+		t.Errorf("message parts after the withdrawal:\n got %s\nwant %s", got, want)
+	}
+	if len(s.Errors) != 1 {
+		t.Errorf("client errors %q", s.Errors)
 	}
 }

@@ -105,6 +105,11 @@
 //	OutputChecked (valid), RunFinished data-output {id: "output", data: the typed answer}
 //	                                   (a run with an output schema, as RunAs and StreamAs make)
 //	HandoffOccurred                    data-handoff {data: {from, to}}
+//	GuardrailChecked (any depth)       data-guardrail {data: {guardrail, stage, toolCallId, action,
+//	                                   message, info, failed}}, transient when the check passed;
+//	                                   a failed check's own error is not sent
+//	OutputWithdrawn                    text-end, reset-step (the page's message drops the step's
+//	                                   parts: the withdrawn text), the tripwire's data-guardrail again
 //	RunFinished                        finish-step, finish {finishReason: "stop", messageMetadata}
 //	RunFailed                          finish-step, error {errorText: Options.ErrorText},
 //	                                   finish {finishReason: "error"}

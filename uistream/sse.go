@@ -53,21 +53,6 @@ func (fw *frameWriter) data(v any) error {
 	return fw.raw("data: ", b)
 }
 
-// event writes one event with an "event:" name line and a JSON payload.
-func (fw *frameWriter) event(name string, v any) error {
-	if fw.err != nil {
-		return fw.err
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	fw.buf.WriteString("event: ")
-	fw.buf.WriteString(name)
-	fw.buf.WriteByte('\n')
-	return fw.raw("data: ", b)
-}
-
 // raw writes prefix, payload (one line) and the blank line ending an event.
 func (fw *frameWriter) raw(prefix string, payload []byte) error {
 	fw.buf.WriteString(prefix)
