@@ -40,10 +40,16 @@ func newFrameReader(r io.Reader, limit int64) *frameReader {
 	return &frameReader{br: bufio.NewReaderSize(r, 32<<10), dec: eventstream.NewDecoder(), limit: limit}
 }
 
-// preludeLen is the length of a message's prelude: total length, headers
-// length and the prelude's CRC, four bytes each; a message also ends with
-// a four-byte CRC.
-const preludeLen, minMessageLen = 12, 16
+// minMessageLen is the length of a message without headers or payload:
+// its prelude (total length, headers length, the prelude's CRC: four
+// bytes each) and its closing CRC.
+const minMessageLen = 16
+
+// maxHeadersLen bounds a message's headers. Bedrock's events carry three
+// or four short headers; the SDK's decoder adds each header with a scan
+// of those before it, so a message of thousands of tiny headers would
+// cost quadratic time (FuzzDecodeStream found it).
+const maxHeadersLen = 8 << 10
 
 // next returns the next message. io.EOF means the stream ended between
 // messages; io.ErrUnexpectedEOF that it ended inside one.
@@ -59,7 +65,7 @@ func (f *frameReader) next() (eventstream.Message, error) {
 	switch {
 	case int64(total) > f.limit+minMessageLen:
 		return eventstream.Message{}, errMessageTooLarge
-	case total < minMessageLen || uint64(headers)+minMessageLen > uint64(total):
+	case total < minMessageLen || uint64(headers)+minMessageLen > uint64(total) || headers > maxHeadersLen:
 		return eventstream.Message{}, fmt.Errorf("%w: message length %d with %d bytes of headers", runlet.ErrMalformedStream, total, headers)
 	}
 	msg, err := f.dec.Decode(io.LimitReader(f.br, int64(total)), f.buf[:0])
