@@ -80,15 +80,17 @@ func (e *aguiEncoder) closeAll(w *frameWriter, ev runlet.Event) error {
 			}
 		}
 	}
-	if e.state != nil {
-		return e.state.check(w, ev)
-	}
 	return nil
 }
 
 func (e *aguiEncoder) finished(w *frameWriter, ev *runlet.RunFinished) error {
 	if err := e.closeAll(w, ev); err != nil {
 		return err
+	}
+	if e.state != nil {
+		if err := e.state.check(w, ev); err != nil {
+			return err
+		}
 	}
 	e.ended = true
 	out := aguiRunFinished{aguiBase: base("RUN_FINISHED", ev), ThreadID: e.in.ThreadID, RunID: e.in.RunID, Outcome: &aguiOutcome{Type: "success"}}
@@ -125,10 +127,20 @@ func aguiUsageOf(res *runlet.Result) []aguiUsage {
 }
 
 // interrupted ends the run with AG-UI's interrupt outcome: one interrupt
-// per call waiting for approval, answered by the next run's resume.
+// per call waiting for approval, answered by the next run's resume. It
+// sends no MESSAGES_SNAPSHOT: the client has every message from the
+// stream, and the resume goes on from Runlet's checkpoint, not from the
+// client's messages.
 func (e *aguiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) error {
 	if err := e.closeAll(w, ev); err != nil {
 		return err
+	}
+	if e.state != nil {
+		// AG-UI's interrupts page asks for the state as a snapshot before
+		// the interrupt, so that a client can resume from it alone.
+		if err := e.state.snapshot(w, ev); err != nil {
+			return err
+		}
 	}
 	e.ended = true
 	out := &aguiOutcome{Type: "interrupt"}

@@ -52,6 +52,14 @@ func (st *aguiState) start(w *frameWriter, ev runlet.Event, session string, page
 			}
 		}
 	}
+	return st.snapshot(w, ev)
+}
+
+// snapshot sends the keys' current values as a STATE_SNAPSHOT.
+func (st *aguiState) snapshot(w *frameWriter, ev runlet.Event) error {
+	if st.session == "" {
+		return nil
+	}
 	st.last = st.read()
 	snap := st.last
 	if snap == nil {

@@ -490,3 +490,23 @@ func TestAGUIGuardrailWithdrawsOutput(t *testing.T) {
 		t.Errorf("last event %v", last)
 	}
 }
+
+// A run that stops for approval sends the state as a STATE_SNAPSHOT
+// before its interrupt outcome, as AG-UI's interrupts require.
+func TestAGUIStateSnapshotBeforeInterrupt(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	m := runlettest.NewModel(runlettest.ToolCallReply(
+		runlettest.Call("call_1", "add_to_cart", `{"item":"eggs"}`),
+		runlettest.Call("call_2", "delete_file", `{"path":"/tmp/a"}`),
+	))
+	srv := aguiServer(t, uistream.Options{
+		Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: aguiAgent(m),
+		Session: func(r *http.Request, chatID string) (string, error) { return chatID, nil },
+	}, uistream.AGUIState{Store: store, Keys: []string{"cart"}})
+	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "Add eggs, delete /tmp/a")}))
+	aguiInterrupts(t, events)
+	before := events[len(events)-2]
+	if got, _ := json.Marshal(before["snapshot"]); before["type"] != "STATE_SNAPSHOT" || string(got) != `{"cart":["eggs"]}` {
+		t.Errorf("event before the interrupt %v", before)
+	}
+}

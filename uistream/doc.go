@@ -190,8 +190,9 @@
 //	RunFinished                        STATE_DELTA (if changed), RUN_FINISHED {outcome: success,
 //	                                   usage: per model, result: the typed answer (a run with an
 //	                                   output schema, as RunAs and StreamAs make)}
-//	RunInterrupted                     STATE_DELTA (if changed), RUN_FINISHED {outcome: interrupt
-//	                                   {interrupts}, usage}
+//	RunInterrupted                     STATE_SNAPSHOT (with shared state), RUN_FINISHED {outcome:
+//	                                   interrupt {interrupts}, usage}; no MESSAGES_SNAPSHOT: the
+//	                                   client has the messages, the resume Runlet's checkpoint
 //	RunFailed, or no terminal event    RUN_ERROR {message: Options.ErrorText, code: ErrorType}
 //	other events                       none (ContextPrepared, ToolStarted, ModelStarted's request,
 //	                                   event types newer than this package)
