@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -95,26 +96,83 @@ var defaultRuntime = sync.OnceValue(func() *Runtime { return NewRuntime() })
 // Call runs the agent on a Runtime of its own; a run calls it nested
 // instead (see AsTool).
 func (t *agentTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	return t.callOn(ctx, defaultRuntime(), args)
+	ret, err := t.callOn(ctx, defaultRuntime(), args)
+	return ret.text(), err
+}
+
+var _ PartsTool = (*agentTool)(nil)
+
+// CallParts is Call returning the agent's whole answer: its text, and the
+// images, files and audio it holds.
+func (t *agentTool) CallParts(ctx context.Context, args json.RawMessage) (ToolOutput, error) {
+	ret, err := t.callOn(ctx, defaultRuntime(), args)
+	return ret.output(), err
 }
 
 // callOn runs the agent on rt, as a run of its own.
-func (t *agentTool) callOn(ctx context.Context, rt *Runtime, args json.RawMessage) (string, error) {
+func (t *agentTool) callOn(ctx context.Context, rt *Runtime, args json.RawMessage) (toolRet, error) {
 	if err := t.in.validate(args); err != nil {
-		return "", err
+		return toolRet{}, err
 	}
 	input, err := t.in.call(ctx, args)
 	if err != nil {
-		return "", err
+		return toolRet{}, err
 	}
 	res, err := rt.Run(ctx, t.agent, input)
 	if err != nil {
-		return "", err
+		return toolRet{}, err
 	}
 	if res.Status == StateInterrupted {
-		return "", fmt.Errorf("agent %q needs an approval, which a tool called outside a run cannot wait for", t.agent.Name)
+		return toolRet{}, fmt.Errorf("agent %q needs an approval, which a tool called outside a run cannot wait for", t.agent.Name)
 	}
-	return res.Output, nil
+	return answerOf(res), nil
+}
+
+// answerOf is an agent's answer as its tool returns it: the text, or,
+// when the final message holds images, files or audio too, those parts in
+// order with the text (without the provider's continuation state, which
+// belongs to the agent's own conversation).
+func answerOf(res *Result) toolRet {
+	var final *Message
+	for i := len(res.Messages) - 1; i >= 0; i-- {
+		if res.Messages[i].Role == RoleAssistant {
+			final = &res.Messages[i]
+			break
+		}
+	}
+	if final == nil || !slices.ContainsFunc(final.Parts, func(p Part) bool { return mediaBytes(p) > 0 }) {
+		return toolRet{s: res.Output}
+	}
+	var parts []Part
+	for _, p := range final.Parts {
+		switch p := p.(type) {
+		case TextPart:
+			parts = append(parts, Text(p.Text))
+		case ImagePart, FilePart, AudioPart:
+			parts = append(parts, p)
+		}
+	}
+	return retOf(Output(parts...))
+}
+
+// text is what Call returns of a call's result.
+func (r toolRet) text() string {
+	if r.o == nil {
+		return r.s
+	}
+	res, err := r.o.resolve()
+	if err != nil {
+		return ""
+	}
+	return res.content
+}
+
+// output is what CallParts returns of a call's result.
+func (r toolRet) output() ToolOutput {
+	if r.o == nil {
+		return Output(Text(r.s))
+	}
+	return *r.o
 }
 
 // pausedError reports that a nested agent was interrupted; its caller keeps
@@ -125,7 +183,7 @@ func (e *pausedError) Error() string { return "runlet: agent interrupted" }
 
 // runNested runs the agent as part of parent's run, for the call callID:
 // fresh, or from its checkpoint with the decisions for it.
-func (t *agentTool) runNested(ctx context.Context, parent *run, callID string, args json.RawMessage, hist []Message, from *Checkpoint, decided []Decision) (string, error) {
+func (t *agentTool) runNested(ctx context.Context, parent *run, callID string, args json.RawMessage, hist []Message, from *Checkpoint, decided []Decision) (toolRet, error) {
 	r := &run{rt: parent.rt, agent: t.agent}
 	r.parent, r.depth, r.path = parent, parent.depth+1, callID
 	r.from, r.decided = from, decided
@@ -138,18 +196,18 @@ func (t *agentTool) runNested(ctx context.Context, parent *run, callID string, a
 	} else {
 		input, err := t.in.call(ctx, args)
 		if err != nil {
-			return "", err
+			return toolRet{}, err
 		}
 		r.input, r.cfg.history = input, hist
 	}
 	r.start(ctx)
 	if r.paused != nil {
-		return "", &pausedError{r.paused}
+		return toolRet{}, &pausedError{r.paused}
 	}
 	if r.err != nil {
-		return "", fmt.Errorf("agent %s: %w", t.agent.Name, r.err)
+		return toolRet{}, fmt.Errorf("agent %s: %w", t.agent.Name, r.err)
 	}
-	return r.result.Output, nil
+	return answerOf(r.result), nil
 }
 
 // toolNameFor makes an agent's name a valid tool name, as every tool name

@@ -151,6 +151,7 @@ func cloneEvent(ev Event) Event {
 	case *ToolFinished:
 		c := *e
 		c.Call = e.Call.clone()
+		c.Result = e.Result.clone()
 		return &c
 	case *RunInterrupted:
 		c := *e

@@ -156,6 +156,10 @@ const (
 	ToolTimedOut    ToolErrorKind = "timed_out"
 	ToolDenied      ToolErrorKind = "denied"
 	ToolCanceled    ToolErrorKind = "canceled"
+	// ToolOutputTooLarge: the tool returned an image, file, audio clip or
+	// structured value larger than the output cap (WithMaxToolOutput),
+	// which cannot be cut as text is.
+	ToolOutputTooLarge ToolErrorKind = "output_too_large"
 )
 
 func (e *ToolError) Error() string {

@@ -82,9 +82,9 @@ func (m Message) ToolCalls() []ToolCallPart {
 }
 
 // Part is one piece of a message. The set is sealed: TextPart, ReasoningPart,
-// ToolCallPart, ToolResultPart, ImagePart and FilePart. In JSON, a Message
-// writes each part with a "type" key: "text", "reasoning", "tool_call",
-// "tool_result", "image" or "file".
+// ToolCallPart, ToolResultPart, ImagePart, FilePart and AudioPart. In JSON,
+// a Message writes each part with a "type" key: "text", "reasoning",
+// "tool_call", "tool_result", "image", "file" or "audio".
 type Part interface {
 	partType() string // seals the set; the JSON "type"
 }
@@ -146,11 +146,22 @@ type ToolCallPart struct {
 }
 
 // ToolResultPart is a tool's answer to the call with the same CallID.
+//
+// Content is always the result's text (its text parts joined, or the
+// structured value's JSON when it has no text), so a reader that wants
+// text only can ignore the rest. Parts is nil for a text-only result;
+// otherwise it holds the whole result in order: TextPart, ImagePart,
+// FilePart and AudioPart (see ToolOutput). Structured is the structured
+// value the tool returned, when it returned one (a JSON value).
 type ToolResultPart struct {
 	CallID  string `json:"call_id"`
 	Name    string `json:"name,omitempty"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Parts, when set, is the result's content in order (see above).
+	Parts []Part `json:"parts,omitempty"`
+	// Structured is the tool's structured value, as JSON.
+	Structured json.RawMessage `json:"structured,omitempty"`
 }
 
 // ImagePart is an image, either by URL or inline bytes with a media type.
@@ -170,12 +181,21 @@ type FilePart struct {
 	Data      []byte `json:"data,omitempty"`
 }
 
+// AudioPart is audio, by URL or inline bytes with a media type
+// ("audio/wav", "audio/mpeg", ...).
+type AudioPart struct {
+	URL       string `json:"url,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      []byte `json:"data,omitempty"`
+}
+
 func (TextPart) partType() string       { return "text" }
 func (ReasoningPart) partType() string  { return "reasoning" }
 func (ToolCallPart) partType() string   { return "tool_call" }
 func (ToolResultPart) partType() string { return "tool_result" }
 func (ImagePart) partType() string      { return "image" }
 func (FilePart) partType() string       { return "file" }
+func (AudioPart) partType() string      { return "audio" }
 
 // MarshalJSON writes the message with a "type" discriminator in each part.
 func (m Message) MarshalJSON() ([]byte, error) {
@@ -281,14 +301,6 @@ func (p ToolCallPart) clone() ToolCallPart {
 	return p
 }
 
-// MarshalJSON writes the result with its "type" discriminator, as in a
-// Message, since a result also stands alone: in ToolFinished, a
-// Checkpoint's Results and the workflow types of runlet/temporal.
-func (p ToolResultPart) MarshalJSON() ([]byte, error) {
-	type w ToolResultPart
-	return tagged(p.partType(), w(p))
-}
-
 // tagged marshals v (a struct without MarshalJSON) and prepends "type":typ.
 func tagged(typ string, v any) ([]byte, error) {
 	body, err := json.Marshal(v)
@@ -353,6 +365,10 @@ type wirePart struct {
 	MediaType             string          `json:"media_type"`
 	Data                  []byte          `json:"data"`
 	Detail                string          `json:"detail"`
+	// a tool result's parts and structured value
+	Parts          []wirePart      `json:"parts"`
+	Structured     json.RawMessage `json:"structured"`
+	StructuredText *string         `json:"structured_text"`
 }
 
 func (w *wirePart) part() (Part, error) {
@@ -373,11 +389,13 @@ func (w *wirePart) part() (Part, error) {
 		return ToolCallPart{ID: w.ID, Name: w.Name, Arguments: args, OriginalArguments: orig,
 			ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
 	case "tool_result":
-		return ToolResultPart{CallID: w.CallID, Name: w.Name, Content: w.Content, IsError: w.IsError}, nil
+		return w.toolResult()
 	case "image":
 		return ImagePart{URL: w.URL, MediaType: w.MediaType, Data: w.Data, Detail: w.Detail}, nil
 	case "file":
 		return FilePart{Name: w.Name, URL: w.URL, MediaType: w.MediaType, Data: w.Data}, nil
+	case "audio":
+		return AudioPart{URL: w.URL, MediaType: w.MediaType, Data: w.Data}, nil
 	}
 	return nil, fmt.Errorf("unknown part type %q", w.Type)
 }

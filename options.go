@@ -140,6 +140,13 @@ func WithToolTimeout(d time.Duration) ToolLimitOption {
 // error message or a panic value included, is truncated with a marker, for
 // a Runtime, a run or one tool, the most specific winning
 // (64 KiB if unset; negative: never).
+//
+// The images, files and audio a tool returns (see ToolOutput) count too,
+// by their data's (or URL's) length, and so does a structured value. They
+// cannot be cut as text is: an output whose media and structured value
+// alone exceed the cap becomes an is-error result (ToolOutputTooLarge)
+// that says so; the text is cut to the room left. Unset, the cap is
+// 64 KiB of text and, apart from it, 20 MiB of media.
 func WithMaxToolOutput(n int) ToolLimitOption {
 	return toolLimitOption{
 		scope: func(s *scope) { s.maxToolOutput = n },

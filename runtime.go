@@ -14,6 +14,10 @@ const (
 	defaultMaxTurns        = 20
 	defaultToolConcurrency = 8
 	defaultMaxToolOutput   = 64 << 10 // bytes
+	// what a tool's images, files and audio may hold when no cap is set
+	// (WithMaxToolOutput): 20 MiB, the most an inline request part may
+	// carry at Gemini, the smallest of the providers' request bounds
+	defaultMaxToolMedia = 20 << 20
 )
 
 // Runtime runs agents. It holds what is shared by runs: observers, hooks,
@@ -63,9 +67,6 @@ func NewRuntime(opts ...RuntimeOption) *Runtime {
 	}
 	if rt.toolConcurrency <= 0 {
 		rt.toolConcurrency = defaultToolConcurrency
-	}
-	if rt.maxToolOutput == 0 {
-		rt.maxToolOutput = defaultMaxToolOutput
 	}
 	if rt.logger == nil {
 		rt.logger = slog.Default()

@@ -192,6 +192,11 @@ func cloneMessages(msgs []Message) []Message {
 			case FilePart:
 				p.Data = slices.Clone(p.Data)
 				out[i].Parts[j] = p
+			case AudioPart:
+				p.Data = slices.Clone(p.Data)
+				out[i].Parts[j] = p
+			case ToolResultPart:
+				out[i].Parts[j] = p.clone()
 			}
 		}
 	}

@@ -46,7 +46,7 @@ type funcTool struct {
 	// fresh goroutine, encoding/json's first decode is mostly stack
 	// growth). decode returns a *In.
 	decode func(args json.RawMessage) (any, error)
-	run    func(ctx context.Context, in any) (string, error)
+	run    func(ctx context.Context, in any) (toolRet, error)
 	// callerHistory is WithCallerHistory's, which only AsTool accepts.
 	callerHistory bool
 }
@@ -56,7 +56,9 @@ type funcTool struct {
 // `jsonschema:"..."` tags), and the model's arguments are validated against
 // it before fn runs, so fn never sees malformed input.
 //
-// Out may be a string (used as is) or any JSON-encodable value.
+// Out may be a string (used as is), a ToolOutput (text, images, files,
+// audio and a structured value; see ToolOutput) or any JSON-encodable
+// value (sent as its JSON text).
 //
 // NewTool panics if In's schema cannot be inferred (a programming error, like
 // regexp.MustCompile); use NewToolE to get the error instead.
@@ -102,15 +104,19 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		}
 		return in, nil
 	}
-	t.run = func(ctx context.Context, in any) (string, error) {
+	t.run = func(ctx context.Context, in any) (toolRet, error) {
 		out, err := fn(ctx, *in.(*In))
 		if err != nil {
-			return "", err
+			return toolRet{}, err
 		}
-		if s, ok := any(out).(string); ok { // without boxing out
-			return s, nil
+		switch o := any(out).(type) { // without boxing out
+		case string:
+			return toolRet{s: o}, nil
+		case ToolOutput:
+			return retOf(o), nil
 		}
-		return encodeOutput(out)
+		s, err := encodeOutput(out)
+		return toolRet{s: s}, err
 	}
 	decode, run := t.decode, t.run
 	t.call = func(ctx context.Context, args json.RawMessage) (string, error) {
@@ -118,7 +124,12 @@ func NewToolE[In, Out any](name, description string, fn func(ctx context.Context
 		if err != nil {
 			return "", err
 		}
-		return run(ctx, in)
+		ret, err := run(ctx, in)
+		if err != nil || ret.o == nil {
+			return ret.s, err
+		}
+		res, err := ret.o.resolve()
+		return res.content, err
 	}
 	return t, nil
 }
@@ -196,6 +207,38 @@ func (t *funcTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 		return "", err
 	}
 	return t.call(ctx, args)
+}
+
+var _ PartsTool = (*funcTool)(nil)
+
+// CallParts is Call returning the tool's whole output: its parts and
+// structured value, when its function returns a ToolOutput.
+func (t *funcTool) CallParts(ctx context.Context, args json.RawMessage) (ToolOutput, error) {
+	if err := t.validate(args); err != nil {
+		return ToolOutput{}, err
+	}
+	ret, err := t.callRet(ctx, args)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	if ret.o != nil {
+		return *ret.o, nil
+	}
+	return Output(Text(ret.s)), nil
+}
+
+// callRet calls the tool, without validating args, returning its output
+// when it has one.
+func (t *funcTool) callRet(ctx context.Context, args json.RawMessage) (toolRet, error) {
+	if t.decode == nil || t.run == nil { // an agent's tool's prompt builder
+		s, err := t.call(ctx, args)
+		return toolRet{s: s}, err
+	}
+	in, err := t.decode(args)
+	if err != nil {
+		return toolRet{}, err
+	}
+	return t.run(ctx, in)
 }
 
 // validate checks args against the input schema.

@@ -45,7 +45,7 @@ func (rt *Runtime) CallTool(ctx context.Context, t Tool, call ToolCallPart) (Too
 		inv.tool = &agentCall{at: at, rt: rt} // not nested: there is no run
 	}
 	o := r.callTool(call, 0, &inv, false)
-	return ToolResultPart{CallID: call.ID, Name: call.Name, Content: o.content, IsError: o.kind != ""}, o.kind
+	return ToolResultPart{CallID: call.ID, Name: call.Name, Content: o.content, IsError: o.kind != "", Parts: o.parts, Structured: o.structured}, o.kind
 }
 
 // agentCall is an agent's tool called by CallTool: its agent runs on the
@@ -58,5 +58,11 @@ type agentCall struct {
 func (c *agentCall) Spec() ToolSpec { return c.at.Spec() }
 
 func (c *agentCall) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	return c.at.callOn(ctx, c.rt, args)
+	ret, err := c.at.callOn(ctx, c.rt, args)
+	return ret.text(), err
+}
+
+func (c *agentCall) CallParts(ctx context.Context, args json.RawMessage) (ToolOutput, error) {
+	ret, err := c.at.callOn(ctx, c.rt, args)
+	return ret.output(), err
 }

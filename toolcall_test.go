@@ -3,6 +3,7 @@ package runlet_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestCallToolIsTheRunsExecutor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if inRun := res.Messages[2].Parts[0].(runlet.ToolResultPart); inRun != got {
+			if inRun := res.Messages[2].Parts[0].(runlet.ToolResultPart); !reflect.DeepEqual(inRun, got) {
 				t.Errorf("a run gave %+v,\nCallTool %+v", inRun, got)
 			}
 		})

@@ -1,6 +1,7 @@
 package runlet
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync/atomic"
@@ -11,15 +12,18 @@ import (
 type toolOutcome struct {
 	i       int
 	content string
-	kind    ToolErrorKind
-	dur     time.Duration
-	paused  *Checkpoint // a nested agent's interruption
-	trip    error       // a guardrail's tripwire (see guardedCall)
+	// a tool's output beyond text (see ToolResultPart)
+	parts      []Part
+	structured json.RawMessage
+	kind       ToolErrorKind
+	dur        time.Duration
+	paused     *Checkpoint // a nested agent's interruption
+	trip       error       // a guardrail's tripwire (see guardedCall)
 }
 
 // outcomeResult is the result an outcome gives its call.
 func outcomeResult(c ToolCallPart, o toolOutcome) ToolResultPart {
-	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != ""}
+	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != "", Parts: o.parts, Structured: o.structured}
 }
 
 // runTools decides and runs one turn's calls. BeforeToolCall hooks and

@@ -25,6 +25,10 @@ type invocation struct {
 	args      json.RawMessage
 	timeout   time.Duration
 	maxOutput int
+	// maxMedia, when set, bounds a result's images, files and audio apart
+	// from maxOutput (which then bounds its text); else maxOutput bounds
+	// them all together
+	maxMedia int
 	// a typed tool's arguments as check decoded them (see predecode)
 	in any
 	// an agent tool's nested run
@@ -34,20 +38,24 @@ type invocation struct {
 }
 
 // call runs the checked call (a method, not a closure: no allocation).
-func (inv invocation) call(ctx context.Context, r *run, callID string) (string, error) {
+func (inv invocation) call(ctx context.Context, r *run, callID string) (toolRet, error) {
 	switch t := inv.tool.(type) {
 	case *agentTool:
 		return t.runNested(ctx, r, callID, inv.args, inv.hist, inv.from, inv.decided)
 	case *funcTool: // validated by check
 		switch in := inv.in.(type) {
 		case nil:
-			return t.call(ctx, inv.args)
+			return t.callRet(ctx, inv.args)
 		case *decodeFailed:
-			return "", in.err
+			return toolRet{}, in.err
 		}
 		return t.run(ctx, inv.in)
+	case PartsTool:
+		o, err := t.CallParts(ctx, inv.args)
+		return retOf(o), err
 	}
-	return inv.tool.Call(ctx, inv.args)
+	s, err := inv.tool.Call(ctx, inv.args)
+	return toolRet{s: s}, err
 }
 
 // check resolves and validates a call on the run goroutine, before any
@@ -80,6 +88,9 @@ func (r *run) check(c ToolCallPart) (invocation, string, ToolErrorKind) {
 	// The most specific limit wins: the tool's, else the run's or Runtime's.
 	pol := PolicyOf(t)
 	inv := invocation{tool: t, args: args, timeout: pol.Timeout, maxOutput: cmp.Or(pol.MaxOutput, r.maxToolOutput)}
+	if inv.maxOutput == 0 { // no cap set: the defaults, text's and media's
+		inv.maxOutput, inv.maxMedia = defaultMaxToolOutput, defaultMaxToolMedia
+	}
 	if inv.timeout <= 0 {
 		inv.timeout = r.toolTimeout
 	}
@@ -119,8 +130,8 @@ const maxQuoted = 1 << 10
 
 // toolWait is where a tool's goroutine leaves its result for callTool.
 type toolWait struct {
-	done chan struct{} // signalled once s and err are set
-	s    string
+	done chan struct{} // signalled once ret and err are set
+	ret  toolRet
 	err  error
 	// state goes from waitRunning to waitReturned (the tool's goroutine)
 	// or waitAbandoned (callTool), whichever is first
@@ -150,6 +161,19 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 		out.content, out.kind, out.dur = truncate(content, inv.maxOutput), kind, time.Since(start)
 		return out
 	}
+	// A tool's output beyond text goes through the cap too (see capOutput).
+	finishOutput := func(o *ToolOutput) toolOutcome {
+		res, err := o.resolve()
+		if err != nil {
+			return finish("Error: "+err.Error(), ToolFailed)
+		}
+		res, msg := capOutput(res, inv.maxOutput, inv.maxMedia)
+		if msg != "" {
+			return finish(msg, ToolOutputTooLarge)
+		}
+		out.content, out.parts, out.structured, out.dur = res.content, res.parts, res.structured, time.Since(start)
+		return out
+	}
 	timeout := inv.timeout
 	ctx, cancel := r.ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -172,28 +196,28 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 		defer func() {
 			if v := recover(); v != nil {
 				r.rt.logger.Error("runlet: tool panicked", "tool", c.Name, "call_id", c.ID, "panic", truncate(fmt.Sprint(v), inv.maxOutput), "stack", string(debug.Stack()))
-				w.s, w.err = "", &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}
+				w.ret, w.err = toolRet{}, &ToolError{Tool: c.Name, CallID: c.ID, Kind: ToolPanicked, Err: fmt.Errorf("panic: %v", v)}
 			}
 			if !w.state.CompareAndSwap(waitRunning, waitReturned) {
 				r.abandoned.Add(-1) // abandoned, and now returned
 			}
 			w.done <- struct{}{}
 		}()
-		w.s, w.err = inv.call(ctx, r, c.ID)
+		w.ret, w.err = inv.call(ctx, r, c.ID)
 	}()
 	var res toolWait
 	select {
 	case <-w.done:
-		res.s, res.err = w.s, w.err
+		res.ret, res.err = w.ret, w.err
 	case <-ctx.Done():
 		// Give a cooperative tool its chance to return its own result.
 		select {
 		case <-w.done:
-			res.s, res.err = w.s, w.err
+			res.ret, res.err = w.ret, w.err
 		case <-time.After(toolGrace):
 			if !w.state.CompareAndSwap(waitRunning, waitAbandoned) {
 				<-w.done // it returned meanwhile: its result is set
-				res.s, res.err = w.s, w.err
+				res.ret, res.err = w.ret, w.err
 				break
 			}
 			r.abandoned.Add(1)
@@ -204,7 +228,10 @@ func (r *run) callTool(c ToolCallPart, i int, checked *invocation, solo bool) to
 		}
 	}
 	if res.err == nil {
-		return finish(res.s, "")
+		if res.ret.o != nil {
+			return finishOutput(res.ret.o)
+		}
+		return finish(res.ret.s, "")
 	}
 	if cp := asPaused(res.err); cp != nil {
 		out.paused = cp

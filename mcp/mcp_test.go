@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -366,7 +367,7 @@ func TestRuntimeEndToEnd(t *testing.T) {
 		"c3": {CallID: "c3", Name: "demo_wait", Content: "Error: the tool timed out after 50ms.", IsError: true},
 	}
 	for id, w := range want {
-		if got := results[id]; got != w {
+		if got := results[id]; !reflect.DeepEqual(got, w) {
 			t.Errorf("result %s = %+v, want %+v", id, got, w)
 		}
 	}
