@@ -67,7 +67,8 @@ func runAGUIClient(t *testing.T, url, scenario string) aguiClientSummary {
 // of order or holding what the protocol does not describe), every event
 // validated against @ag-ui/core's schemas: a run with reasoning, text and
 // a tool call, an approval answered through AG-UI's interrupts and
-// resume, shared state, a failure, and a sub-agent.
+// resume (also of a call inside an agent called as a tool), shared state,
+// a failure, and a sub-agent.
 func TestAGUIClient(t *testing.T) {
 	t.Run("chat", func(t *testing.T) {
 		first := reasoningCall("The user wants weather.", runlettest.Call("call_1", "get_weather", `{"city":"Paris"}`))
@@ -132,6 +133,31 @@ func TestAGUIClient(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no result of the edited call: %+v", s.Messages)
+		}
+	})
+
+	t.Run("nested-approval", func(t *testing.T) {
+		store := runlet.NewMemoryStore()
+		janitor := aguiAgent(runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("call_d", "delete_file", `{"path":"/tmp/a"}`)),
+			runlettest.TextReply("Deleted it."),
+		))
+		janitor.Name = "janitor"
+		m := runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("call_j", "janitor", `{"input":"delete /tmp/a"}`)),
+			runlettest.TextReply("The janitor deleted it."),
+		)
+		agent := &runlet.Agent{Name: "assistant", Model: m, Tools: []runlet.Tool{janitor.AsTool()}}
+		srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: agent, Checkpoints: store})
+		s := runAGUIClient(t, srv.URL, "nested-approval")
+		if s.First.Error != "" || s.Second.Error != "" {
+			t.Fatalf("runs failed: %q, %q", s.First.Error, s.Second.Error)
+		}
+		if len(s.Interrupts) != 1 || s.Interrupts[0].ToolCallID != "call_d" || s.PendingAfter != 0 {
+			t.Fatalf("interrupts %+v, %d left", s.Interrupts, s.PendingAfter)
+		}
+		if last := s.Messages[len(s.Messages)-1]; last.Content != "The janitor deleted it." {
+			t.Errorf("last message %+v", last)
 		}
 	})
 

@@ -510,3 +510,47 @@ func TestAGUIStateSnapshotBeforeInterrupt(t *testing.T) {
 		t.Errorf("event before the interrupt %v", before)
 	}
 }
+
+// A call that needs approval inside an agent called as a tool interrupts
+// the whole run: the sub-agent is suspended with the interrupt's ID, the
+// interrupt is attributed to it, and the resume goes on inside it.
+func TestAGUINestedApproval(t *testing.T) {
+	store := runlet.NewMemoryStore()
+	inner := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_d", "delete_file", `{"path":"/tmp/a"}`)),
+		runlettest.TextReply("Deleted it."),
+	)
+	janitor := aguiAgent(inner)
+	janitor.Name = "janitor"
+	outer := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_j", "janitor", `{"input":"delete /tmp/a"}`)),
+		runlettest.TextReply("The janitor deleted it."),
+	)
+	agent := &runlet.Agent{Name: "assistant", Model: outer, Tools: []runlet.Tool{janitor.AsTool()}}
+	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: agent, Checkpoints: store})
+
+	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "Clean up")}))
+	ints := aguiInterrupts(t, events)
+	if len(ints) != 1 || ints[0]["toolCallId"] != "call_d" || ints[0]["subagentRunId"] != "call_j" {
+		t.Fatalf("interrupts %v", ints)
+	}
+	fin := aguiFind(events, "SUBAGENT_FINISHED")
+	if len(fin) != 1 {
+		t.Fatalf("events %v", aguiTypes(events))
+	}
+	out := fin[0]["outcome"].(map[string]any)
+	if ids, _ := out["interruptIds"].([]any); out["type"] != "suspended" || len(ids) != 1 || ids[0] != ints[0]["id"] {
+		t.Errorf("SUBAGENT_FINISHED %v", fin[0])
+	}
+
+	events = aguiPost(t, srv.URL, aguiResume("r2", ints[0]["id"].(string), "resolved", `{"approved":true}`))
+	types := aguiTypes(events)
+	if types[len(types)-1] != "RUN_FINISHED" || !slices.Contains(types, "SUBAGENT_STARTED") {
+		t.Fatalf("resumed run %v", types)
+	}
+	for _, res := range aguiFind(events, "TOOL_CALL_RESULT") {
+		if res["toolCallId"] == "call_d" && (res["subagentRunId"] != "call_j" || res["content"] != "deleted /tmp/a") {
+			t.Errorf("the sub-agent's result %v", res)
+		}
+	}
+}

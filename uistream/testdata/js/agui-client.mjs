@@ -84,14 +84,20 @@ switch (scenario) {
     summary.messages = agent.messages;
     break;
   }
-  case 'approval': {
+  case 'approval':
+  case 'nested-approval': {
+    // 'approval' approves with edited arguments; 'nested-approval', a
+    // call of an agent called as a tool, approves as proposed.
     const agent = newAgent({ initialMessages: [{ id: 'u1', role: 'user', content: 'Delete /tmp/a' }] });
     summary.first = await run(agent);
     summary.interrupts = agent.pendingInterrupts;
     if (agent.pendingInterrupts.length !== 1) fail('no pending interrupt after the first run');
     const [i] = agent.pendingInterrupts;
     const resume = buildResumeArray(agent.pendingInterrupts, {
-      [i.id]: { status: 'resolved', payload: { approved: true, editedArgs: { path: '/tmp/b' } } },
+      [i.id]: {
+        status: 'resolved',
+        payload: scenario === 'approval' ? { approved: true, editedArgs: { path: '/tmp/b' } } : { approved: true },
+      },
     });
     summary.second = await run(agent, { resume });
     summary.pendingAfter = agent.pendingInterrupts.length;
