@@ -69,14 +69,19 @@ type File struct {
 // Model is the model section.
 type Model struct {
 	// Provider is the adapter: "openai" (Chat Completions),
-	// "openai-responses", "anthropic", "gemini" (the Gemini API; Vertex AI
-	// through base_url and an Authorization header), or an
+	// "openai-responses", "anthropic", "gemini" (the Gemini API), or an
 	// OpenAI-compatible preset:
 	// "ollama", "vllm", "llamacpp", "deepseek", "qwen" (or "dashscope"),
 	// "openrouter", "gemini-openai" (Gemini's OpenAI-compatible endpoint),
-	// "azure" (Azure OpenAI: name is the deployment, base_url the
-	// resource's endpoint, its v1 root, or a deployment URL with its
-	// ?api-version=, else $AZURE_OPENAI_ENDPOINT). See Providers.
+	// "azure" and "azure-responses" (Azure OpenAI's Chat Completions and
+	// Responses: name is the deployment, base_url the resource's
+	// endpoint, its v1 root, or a deployment URL with its ?api-version=,
+	// else $AZURE_OPENAI_ENDPOINT; see Deployment; the key is api_key or
+	// $AZURE_OPENAI_API_KEY, else an Entra ID token when the Loader has
+	// ProviderOpeners.EntraToken). The clouds whose credentials need an
+	// SDK: "bedrock" (Amazon Bedrock, see Region) and "vertex" (Vertex
+	// AI: Gemini, or Claude for a claude-* name; see Project), through
+	// Loader.Providers. See Providers.
 	Provider string `yaml:"provider"`
 	// Name is the model name, such as "gpt-4o-mini".
 	Name string `yaml:"name"`
@@ -91,6 +96,23 @@ type Model struct {
 	// AllowInsecureHTTP lets the key and headers go over plain http:// to
 	// a host that is not loopback (the adapters' Config.AllowInsecureHTTP).
 	AllowInsecureHTTP bool `yaml:"allow_insecure_http"`
+	// Region is the AWS Region of provider bedrock; empty means the AWS
+	// SDK's ($AWS_REGION, $AWS_DEFAULT_REGION, the profile's).
+	Region string `yaml:"region"`
+	// Project and Location are the Google Cloud project and the region
+	// (or "global") of provider vertex; empty means $GOOGLE_CLOUD_PROJECT
+	// (else the credentials' project) and $GOOGLE_CLOUD_LOCATION (else
+	// global).
+	Project  string `yaml:"project"`
+	Location string `yaml:"location"`
+	// Deployment and APIVersion address Azure OpenAI's older, versioned
+	// API (providers azure and azure-responses): with api_version,
+	// requests go to base_url's (else $AZURE_OPENAI_ENDPOINT's)
+	// /openai/deployments/{deployment}/chat/completions or
+	// /openai/responses, with ?api-version=; without it, to the v1 API.
+	// The deployment defaults to name, and name to the deployment.
+	Deployment string `yaml:"deployment"`
+	APIVersion string `yaml:"api_version"`
 	// StreamIdleTimeout bounds how long a streamed response may go without
 	// a byte from the server, its headers included, such as 2m; past it the
 	// call fails as an incomplete stream, retried like a dropped
@@ -155,6 +177,10 @@ type Loader struct {
 	// Stores open the durable stores a config's store section may name
 	// (memory needs none); a kind without an opener is an error.
 	Stores StoreOpeners
+	// Providers reach the clouds whose credentials need an SDK (bedrock,
+	// vertex, azure with Entra ID); a cloud without its opener is an
+	// error.
+	Providers ProviderOpeners
 	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 	// AllowEnv lists the variables that a config file may read outside
@@ -232,7 +258,8 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	_, errs := l.resolveTools(f, bad, false)
 	d.errs = append(d.errs, errs...)
 	d.errs = append(d.errs, l.validateStore(f, bad)...)
-	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) {
+	d.errs = append(d.errs, l.validateCloud(f, bad)...)
+	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) && !slices.Contains(cloudOnly, p) {
 		d.errs = append(d.errs, f.errAt("model.provider", p, "%s", unknownProvider(p)))
 	}
 	if !bad.under("output_schema") {
@@ -293,7 +320,7 @@ func (f *File) validate(bad fieldSet) []error {
 	if f.Model.Provider == "" && !bad.under("model.provider") {
 		errs = append(errs, f.errAt("model", "", "model.provider is required: one of %s", list(Providers())))
 	}
-	if f.Model.Name == "" && !bad.under("model.name") {
+	if f.Model.Name == "" && f.Model.Deployment == "" && !bad.under("model.name") {
 		errs = append(errs, f.errAt("model", "", "model.name is required, such as gpt-4o-mini or claude-sonnet-4-5"))
 	}
 	nonNegative := map[string]int{
@@ -336,12 +363,15 @@ func (f *File) validate(bad fieldSet) []error {
 
 // unknownProvider is the error of a provider name Providers does not list.
 func unknownProvider(p string) error {
-	return fmt.Errorf("unknown provider %q%s (known: %s)", p, suggest.Hint(p, Providers()), list(Providers()))
+	known := append(Providers(), cloudOnly...)
+	slices.Sort(known)
+	return fmt.Errorf("unknown provider %q%s (known: %s)", p, suggest.Hint(p, known), list(known))
 }
 
-// Providers lists the provider names a config may use.
+// Providers lists the provider names a config may use with any Loader;
+// bedrock and vertex need Loader.Providers besides.
 func Providers() []string {
-	names := []string{"openai", "openai-responses", "anthropic", "gemini"}
+	names := []string{"openai", "openai-responses", "anthropic", "gemini", "azure-responses"}
 	for name := range openai.Presets {
 		if !slices.Contains(names, name) {
 			names = append(names, name)

@@ -130,7 +130,7 @@ func TestProviders(t *testing.T) {
 			t.Errorf("provider %s: %v", p, err)
 		}
 	}
-	want := []string{"anthropic", "azure", "dashscope", "deepseek", "gemini", "gemini-openai", "llamacpp", "ollama", "openai", "openai-responses", "openrouter", "qwen", "vllm"}
+	want := []string{"anthropic", "azure", "azure-responses", "dashscope", "deepseek", "gemini", "gemini-openai", "llamacpp", "ollama", "openai", "openai-responses", "openrouter", "qwen", "vllm"}
 	if got := config.Providers(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Providers() = %v", got)
 	}
@@ -145,7 +145,7 @@ func TestInvalid(t *testing.T) {
 		{"unknown top-level field", model + "max_turn: 3\n",
 			`bad.yaml:4:1: max_turn: unknown field; did you mean "max_turns"? (known here: context, instructions, limits, max_turns, mcp_servers, model, name, output_schema, prices, store, tool_concurrency, tool_timeout and tools)`},
 		{"unknown nested field", "model:\n  provider: openai\n  nmae: x\n",
-			`bad.yaml:3:3: model.nmae: unknown field; did you mean "name"? (known in model: allow_insecure_http, api_key, base_url, headers, max_retries, name, options, provider, settings and stream_idle_timeout)`},
+			`bad.yaml:3:3: model.nmae: unknown field; did you mean "name"? (known in model: allow_insecure_http, api_key, api_version, base_url, deployment, headers, location, max_retries, name, options, project, provider, region, settings and stream_idle_timeout)`},
 		{"unknown settings field", model + "  settings:\n    temprature: 1\n",
 			`bad.yaml:5:5: model.settings.temprature: unknown field; did you mean "temperature"? (known in model.settings: max_output_tokens, reasoning, stop_sequences, temperature and top_p)`},
 		{"bad reasoning effort", model + "  settings:\n    reasoning: {effort: hihg}\n",
@@ -163,7 +163,7 @@ func TestInvalid(t *testing.T) {
 		{"wrong type bool", model + "tools:\n  - {name: calculator, require_approval: maybe}\n",
 			`bad.yaml:5:42: tools.0.require_approval: want true or false, got "maybe"`},
 		{"unknown provider", "model:\n  provider: openia\n  name: x\n",
-			`bad.yaml:2:13: model.provider: unknown provider "openia"; did you mean "openai"? (known: anthropic, azure, dashscope, deepseek, gemini, gemini-openai, llamacpp, ollama, openai, openai-responses, openrouter, qwen and vllm)`},
+			`bad.yaml:2:13: model.provider: unknown provider "openia"; did you mean "openai"? (known: anthropic, azure, azure-responses, bedrock, dashscope, deepseek, gemini, gemini-openai, llamacpp, ollama, openai, openai-responses, openrouter, qwen, vertex and vllm)`},
 		{"unknown tool", model + "tools: [current_time, calculater]\n",
 			`bad.yaml:4:23: tools.1: unknown tool "calculater"; did you mean "calculator"? (available: calculator, current_time and echo)`},
 		{"unset variable", "model:\n  provider: openai\n  name: x\n  api_key: ${NOPE_KEY}\n",

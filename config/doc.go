@@ -16,7 +16,8 @@
 //	model:
 //	  provider: openai              # openai | openai-responses | anthropic | gemini | ollama |
 //	                                # vllm | llamacpp | deepseek | qwen | dashscope | openrouter |
-//	                                # gemini-openai | azure (base_url: the resource's endpoint)
+//	                                # gemini-openai | azure | azure-responses (base_url: the
+//	                                # resource's endpoint) | bedrock | vertex (see Clouds)
 //	  name: gpt-4o-mini             # required
 //	  base_url: ${OPENAI_BASE_URL:-https://api.openai.com/v1}
 //	  api_key: ${OPENAI_API_KEY}    # never inline; empty means the provider's variable
@@ -90,6 +91,25 @@
 // error at its line. So a program that keeps its sessions in memory does
 // not build SQLite, PostgreSQL and Redis clients; the runlet CLI sets all
 // the openers it has.
+//
+// # Clouds
+//
+// Models behind a cloud's own credentials take keys of their own in the
+// model section:
+//
+//	model: {provider: vertex, name: gemini-2.5-flash, project: my-proj, location: global}
+//	model: {provider: vertex, name: claude-sonnet-4-5@20250929, location: us-east5}
+//	model: {provider: bedrock, name: us.anthropic.claude-sonnet-4-5-20250929-v1:0, region: us-east-1}
+//	model: {provider: azure, deployment: gpt-4o, api_version: 2024-10-21,
+//	        base_url: "https://my-resource.openai.azure.com"}   # azure-responses for Responses
+//
+// The config package links no cloud SDK: like stores, the program gives
+// the credentials through Loader.Providers (ProviderOpeners): Bedrock's
+// adapter, Application Default Credentials for Vertex AI, Entra ID tokens
+// for Azure OpenAI without an API key. The nested module
+// github.com/runlet/runlet/cloud has them (cloudconfig.Openers) and its
+// CLI, cloud/cmd/runlet, sets them; a file naming a cloud the program
+// cannot reach is an error that says so.
 //
 // examples/config/agent.yaml is a commented example.
 //

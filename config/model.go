@@ -30,6 +30,9 @@ func (l *Loader) newModel(m Model) (runlet.Model, error) {
 		HTTPClient: l.HTTPClient, Headers: headers, MaxRetries: retries,
 		AllowInsecureHTTP: m.AllowInsecureHTTP, StreamIdleTimeout: m.StreamIdleTimeout,
 	}
+	if model, ok, err := l.newCloudModel(m, oc); ok {
+		return model, err
+	}
 	switch m.Provider {
 	case "openai":
 		return openai.NewChatCompletions(oc), nil
