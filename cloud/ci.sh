@@ -2,7 +2,8 @@
 # CI for the nested cloud module (called from .ci/run; the root module's
 # ./... does not reach nested modules): the cloud adapters (Bedrock, Vertex
 # AI, Azure) and the CLI built with them. Their tests run against fake
-# servers on loopback; no cloud account or credential is needed.
+# servers on loopback; no cloud account or credential is needed. The
+# example modules under ../examples that use them are tested too.
 #
 # Usage: bash cloud/ci.sh     (from anywhere)
 set -euo pipefail
@@ -17,5 +18,15 @@ if go run "$staticcheck" -version >/dev/null 2>&1; then
 else
   echo "cloud/ci.sh: staticcheck could not be fetched from the module proxy; skipped" >&2
 fi
+
+# The examples that use the cloud adapters (examples/bedrock, ...) are
+# modules of their own beside it, so that the main module never carries a
+# cloud SDK: each is vetted and tested here (offline, on the fakes).
+for mod in ../examples/*/go.mod; do
+  [ -e "$mod" ] || continue
+  dir=$(dirname "$mod")
+  echo "cloud/ci.sh: $dir"
+  (cd "$dir" && go vet ./... && go test -race ./...)
+done
 
 echo "cloud/ci.sh: done in $((SECONDS - start)) s"
