@@ -1,6 +1,7 @@
 package bedrock
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"path"
@@ -85,11 +86,11 @@ func (m *Model) encodePart(p runlet.Part, role string, docs *int) (wireBlock, bo
 	case runlet.ToolCallPart:
 		return wireBlock{ToolUse: &wireToolUse{ToolUseID: toolID(p.ID), Name: p.Name, Input: wirejson.Object(p.Arguments)}}, true, nil
 	case runlet.ToolResultPart:
-		text := p.Content
-		if text == "" {
-			text = " " // the API refuses an empty result's text
+		content, err := resultContent(p, docs)
+		if err != nil {
+			return wireBlock{}, false, err
 		}
-		r := &wireToolResult{ToolUseID: toolID(p.CallID), Content: []wireResultContent{{Text: &text}}}
+		r := &wireToolResult{ToolUseID: toolID(p.CallID), Content: content}
 		if p.IsError {
 			r.Status = "error"
 		}
@@ -111,6 +112,50 @@ func (m *Model) encodePart(p runlet.Part, role string, docs *int) (wireBlock, bo
 	return wireBlock{}, false, fmt.Errorf("unsupported part %T", p)
 }
 
+// resultContent is a tool result's content: its text, or, when the tool
+// returned parts, each in order: text, images and documents natively (as
+// toolResult content blocks), audio as a note, since a tool result takes
+// none.
+func resultContent(p runlet.ToolResultPart, docs *int) ([]wireResultContent, error) {
+	text := func(s string) wireResultContent { return wireResultContent{Text: &s} }
+	if len(p.Parts) == 0 {
+		if p.Content == "" {
+			return []wireResultContent{text(" ")}, nil // the API refuses an empty text
+		}
+		return []wireResultContent{text(p.Content)}, nil
+	}
+	out := make([]wireResultContent, 0, len(p.Parts))
+	for _, part := range p.Parts {
+		switch part := part.(type) {
+		case runlet.TextPart:
+			if strings.TrimSpace(part.Text) != "" {
+				out = append(out, text(part.Text))
+			}
+		case runlet.ImagePart:
+			img, err := image(part)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, wireResultContent{Image: img})
+		case runlet.FilePart:
+			*docs++
+			doc, err := document(part, *docs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, wireResultContent{Document: doc})
+		case runlet.AudioPart:
+			out = append(out, text("[audio not sent: Bedrock tool results take text, images and documents]"))
+		default:
+			return nil, fmt.Errorf("tool result part %T", part)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, text(" "))
+	}
+	return out, nil
+}
+
 // image encodes an image: inline bytes (or a data: URL) as bytes, an s3://
 // URL by reference. Bedrock fetches no https URL.
 func image(p runlet.ImagePart) (*wireImage, error) {
@@ -118,9 +163,7 @@ func image(p runlet.ImagePart) (*wireImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mt == "" {
-		mt = mediaTypeFromName(p.URL)
-	}
+	mt = cmp.Or(mt, mediaTypeFromName(p.URL), sniff(p.Data, p.URL))
 	format := strings.TrimPrefix(mt, "image/")
 	switch format {
 	case "png", "jpeg", "gif", "webp":
@@ -152,13 +195,10 @@ func document(p runlet.FilePart, n int) (*wireDocument, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mt == "" || mt == "application/octet-stream" {
-		if byName := mediaTypeFromName(p.Name); byName != "" {
-			mt = byName
-		} else if byURL := mediaTypeFromName(p.URL); byURL != "" {
-			mt = byURL
-		}
+	if mt == "application/octet-stream" {
+		mt = ""
 	}
+	mt = cmp.Or(mt, mediaTypeFromName(p.Name), mediaTypeFromName(p.URL), sniff(p.Data, p.URL))
 	format, ok := documentFormats[mt]
 	if !ok && strings.HasPrefix(mt, "text/") {
 		format, ok = "txt", true
@@ -176,9 +216,6 @@ func source(u, mediaType string, data []byte, what string) (wireSource, string, 
 		mediaType, data = mt, d
 	}
 	if len(data) > 0 {
-		if mediaType == "" {
-			mediaType = http.DetectContentType(data)
-		}
 		return wireSource{Bytes: blob(data)}, dataurl.MediaType(mediaType), nil
 	}
 	if strings.HasPrefix(strings.ToLower(u), "s3://") {
@@ -188,6 +225,20 @@ func source(u, mediaType string, data []byte, what string) (wireSource, string, 
 		return wireSource{}, "", fmt.Errorf("%s without data or URL", what)
 	}
 	return wireSource{}, "", fmt.Errorf("%s by URL %q: Bedrock takes bytes or an s3:// URI, not a URL to fetch", what, redactURL(u))
+}
+
+// sniff is the media type of inline bytes (a part's Data, or a data:
+// URL's), as net/http detects it, without parameters; "" for none.
+func sniff(data []byte, u string) string {
+	if len(data) == 0 {
+		if _, d, ok := dataurl.Parse(u); ok {
+			data = d
+		}
+	}
+	if len(data) == 0 {
+		return ""
+	}
+	return dataurl.MediaType(http.DetectContentType(data))
 }
 
 // mediaTypeFromName guesses a media type from a file name's extension.

@@ -167,3 +167,20 @@ func TestInvalidRequests(t *testing.T) {
 		t.Errorf("the error shows the URL's credentials: %v", err)
 	}
 }
+
+// A tool that returned parts has them sent natively in its toolResult:
+// text, images and documents as content blocks, in order.
+func TestToolResultParts(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n0000")
+	req := &runlet.ModelRequest{Messages: []runlet.Message{
+		runlet.UserText("Chart?"),
+		{Role: runlet.RoleAssistant, Parts: []runlet.Part{runlet.ToolCallPart{ID: "c1", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: "c1", Name: "chart", Content: "the chart",
+			Parts: []runlet.Part{runlet.TextPart{Text: "the chart"}, runlet.ImagePart{Data: png}, runlet.FilePart{Name: "data.csv", Data: []byte("a,b\n")}}}}},
+	}, Tools: []runlet.ToolSpec{{Name: "chart"}}}
+	body := sent(t, bedrock.Config{}, req)
+	want := `{"toolResult":{"toolUseId":"c1","content":[{"text":"the chart"},{"image":{"format":"png","source":{"bytes":"iVBORw0KGgowMDAw"}}},{"document":{"format":"csv","name":"data","source":{"bytes":"YSxiCg=="}}}]}}`
+	if !strings.Contains(body, want) {
+		t.Errorf("body %s\nlacks %s", body, want)
+	}
+}

@@ -74,8 +74,9 @@ type wireToolResult struct {
 }
 
 type wireResultContent struct {
-	Text *string         `json:"text,omitempty"`
-	JSON json.RawMessage `json:"json,omitempty"`
+	Text     *string       `json:"text,omitempty"`
+	Image    *wireImage    `json:"image,omitempty"`
+	Document *wireDocument `json:"document,omitempty"`
 }
 
 // wireReasoning is a ReasoningContentBlock.
