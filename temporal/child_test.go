@@ -152,7 +152,23 @@ func childAgents(worker string, log *execLog) []*runlet.Agent {
 		}
 		return nil
 	})
+	// typed: looks the weather up with "slow" (held by A until it is
+	// killed), then answers a forecast without "temp" until told.
+	typedM := typedModel(1)
+	typed := &runlettest.Model{Func: func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
+		log.add("typed:model:%d:%s", len(req.Messages), worker)
+		return typedM.Func(ctx, req)
+	}}
+	slow := runlet.NewTool("get_weather", "Weather.", func(ctx context.Context, in cityArgs) (string, error) {
+		log.add("tool:slow:%s", worker)
+		if worker == "A" {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+		return "21 degrees in " + in.City, nil
+	})
 	return []*runlet.Agent{
+		{Name: "typed", Model: typed, Tools: []runlet.Tool{slow}},
 		{Name: "trip", Model: trip, Tools: []runlet.Tool{weather, hold}},
 		{Name: "mailer", Model: mailer, Tools: []runlet.Tool{mail}},
 		long,

@@ -2,7 +2,9 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/runlet/runlet"
@@ -54,6 +56,14 @@ func Wait(ctx context.Context, run client.WorkflowRun, payloads ...PayloadStore)
 		}
 		err = &runlet.PolicyError{Policy: fd.Policy, Err: cause}
 	}
+	switch app.Type() {
+	case ErrTypeOutput:
+		if fd.Output != nil {
+			err = fd.Output
+		}
+	case ErrTypeRefusal:
+		err = &runlet.RefusalError{Text: fd.Refusal}
+	}
 	if fd.Result != nil && store != nil {
 		if _, rerr := readBack(ctx, store, fd.Result, fd.Refs); rerr != nil {
 			return fd.Result, errors.Join(err, rerr)
@@ -74,6 +84,47 @@ func readBack(ctx context.Context, store PayloadStore, res *runlet.Result, refs 
 	}
 	res.Messages = msgs
 	return res, nil
+}
+
+// StartAs starts a durable run whose final answer is a T, as runlet.RunAs
+// runs one in process: unless in.Output is set, it asks for the schema
+// inferred from T (runlet.OutputFor). The worker checks each answer
+// against it and sends an invalid one back to the model with what is
+// wrong, up to in.OutputRetries times (see the package doc, "Typed
+// output"). WaitAs returns the answer decoded.
+func StartAs[T any](ctx context.Context, c client.Client, opts client.StartWorkflowOptions, in RunInput) (run client.WorkflowRun, err error) {
+	if in.Output == nil {
+		func() {
+			defer func() {
+				if v := recover(); v != nil { // OutputFor panics on a type without a schema
+					err = fmt.Errorf("runlet/temporal: output schema of %T: %v", *new(T), v)
+				}
+			}()
+			in.Output = runlet.OutputFor[T]()
+		}()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Start(ctx, c, opts, in)
+}
+
+// WaitAs is Wait for a run started with StartAs (or of an agent with an
+// OutputSchema): it decodes the answer, Result.Output, into T. A run whose
+// answer still failed the schema after the last repair returns a
+// *runlet.OutputError, a refusal a *runlet.RefusalError, with the partial
+// Result, as runlet.RunAs does.
+func WaitAs[T any](ctx context.Context, run client.WorkflowRun, payloads ...PayloadStore) (*runlet.TypedResult[T], error) {
+	out := new(runlet.TypedResult[T])
+	res, err := Wait(ctx, run, payloads...)
+	out.Result = res
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal([]byte(res.Output), &out.Value); err != nil {
+		return out, fmt.Errorf("runlet/temporal: the answer does not decode into %T: %w", out.Value, err)
+	}
+	return out, nil
 }
 
 type wrapped struct {

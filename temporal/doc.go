@@ -140,8 +140,27 @@
 //
 // A tool that ignores its context holds its activity until the
 // StartToClose timeout. A preparer's model calls made through
-// runlet.CallModel are counted in the run's usage. Typed outputs
-// (runlet.RunAs) are not run by the workflow.
+// runlet.CallModel are counted in the run's usage.
+//
+// # Typed output
+//
+// StartAs[T] and WaitAs[T] are runlet.RunAs for a durable run: the run
+// asks for the schema inferred from T (RunInput.Output; or the agent's
+// OutputSchema), the model activity checks each final answer against it
+// as a Runtime does (mode, validation, dropped optional nulls) and, when
+// it fails, sends it back with what is wrong, up to RunInput.OutputRetries
+// times (2), within the same activity: a rejected answer and its repair
+// are recorded together, with the answer that passed, when the activity
+// completes. A worker that dies mid-activity leaves nothing of it in the
+// history: the next worker asks the model again from the same messages
+// (TestTypedOutputAcrossACrash). The Result holds the answer's JSON in
+// Output and the rejected answers in Messages; WaitAs decodes the answer
+// into T. An answer still invalid after the last repair fails the run
+// (ErrTypeOutput; Wait returns the *runlet.OutputError), a refusal too
+// (ErrTypeRefusal, *runlet.RefusalError). Each repair counts as a turn
+// and a request, as in Runlet; the workflow's limits are checked between
+// activities, so an activity's repairs may pass MaxTurns by at most
+// OutputRetries.
 //
 // # Session state
 //

@@ -29,6 +29,7 @@ const (
 	defaultMaxTurns        = 20
 	defaultMaxToolOutput   = 64 << 10
 	defaultToolConcurrency = 8
+	defaultOutputRetries   = 2
 )
 
 // Config is what a worker knows: the agents it runs, by name, and what the

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,16 +68,27 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		return nil, err
 	}
 	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx}
+	// With an output schema, the call checks the answer and asks again,
+	// with what is wrong with it, up to the output retries: one model call
+	// of the workflow, so that many more calls of the one-turn run.
+	turns, retries := 1, cmp.Or(in.OutputRetries, defaultOutputRetries)
+	if in.Output != nil || agent.OutputSchema != nil {
+		turns += max(retries, 0)
+	}
 	rtOpts := []runlet.RuntimeOption{
 		runlet.WithHooks(hooks...),
 		runlet.WithPreparers(d.cfg.Preparers...),
 		runlet.WithObservers(fwd),
-		runlet.WithMaxTurns(1),
+		runlet.WithMaxTurns(turns),
 	}
 	opts := []runlet.RunOption{
 		runlet.WithRunID(in.RunID),
 		runlet.WithSettings(in.Settings),
 		runlet.WithOptions(in.Options),
+		runlet.WithOutputRetries(retries),
+	}
+	if in.Output != nil {
+		opts = append(opts, runlet.WithOutputSchema(in.Output))
 	}
 	if state := d.stateStore(); in.SessionID != "" && state != nil {
 		// The session's state, through a run of the session whose history
@@ -109,6 +121,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		return nil, temporal.NewNonRetryableApplicationError("runlet/temporal: the model call added no message", ErrTypeRun, nil)
 	}
 	return &ModelOutput{
+		Before:         res.Messages[:len(res.Messages)-1],
 		Message:        res.Messages[len(res.Messages)-1],
 		FinishReason:   fwd.finishReason(),
 		Usage:          res.Usage,
@@ -183,9 +196,15 @@ func idUsed(before []runlet.Part, id string) bool {
 func activityError(ctx context.Context, err error) error {
 	var pol *runlet.PolicyError
 	var pe *runlet.ProviderError
+	var oe *runlet.OutputError
+	var re *runlet.RefusalError
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.As(err, &oe):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeOutput, nil, oe)
+	case errors.As(err, &re):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRefusal, nil, re.Text)
 	case errors.As(err, &pol):
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePolicy, err, pol.Policy)
 	case errors.As(err, &pe):
@@ -223,9 +242,9 @@ func (f *forwarder) Observe(ctx context.Context, ev runlet.Event) {
 			f.finish = e.Response.FinishReason
 			f.mu.Unlock()
 		}
-	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta:
+	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta, *runlet.OutputPartial:
 		activity.RecordHeartbeat(f.ctx)
-	case *runlet.ContextPrepared, *runlet.ModelStarted:
+	case *runlet.ContextPrepared, *runlet.ModelStarted, *runlet.OutputChecked:
 	default:
 		return // the one-turn run's own run and state events are not the workflow's
 	}

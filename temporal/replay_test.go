@@ -28,7 +28,7 @@ func replayer(t *testing.T, agents ...*runlet.Agent) worker.WorkflowReplayer {
 func replayAgents() []*runlet.Agent {
 	m := runlettest.NewModel()
 	var agents []*runlet.Agent
-	for _, name := range []string{"weather", "trip", "mailer", "loop", "long"} {
+	for _, name := range []string{"weather", "trip", "mailer", "loop", "long", "typed"} {
 		agents = append(agents, &runlet.Agent{Name: name, Model: m})
 	}
 	return agents

@@ -41,6 +41,14 @@ type RunInput struct {
 	// outstanding at once (default 8, as in Runlet): a turn of many calls
 	// schedules the next as one finishes, whatever the model asked for.
 	ToolConcurrency int `json:"tool_concurrency,omitempty"`
+	// Output asks for a final answer matching it, as
+	// runlet.WithOutputSchema does (default: the agent's OutputSchema);
+	// StartAs sets it from T. OutputRetries is how many times one model
+	// call's invalid answer goes back to the model with what is wrong
+	// with it (0: 2, as in Runlet; negative: never). See the package doc,
+	// "Typed output".
+	Output        *runlet.OutputSchema `json:"output,omitempty"`
+	OutputRetries int                  `json:"output_retries,omitempty"`
 }
 
 // Progress is what ProgressQuery returns: the run so far.
@@ -76,11 +84,18 @@ type ModelInput struct {
 	// in the store.
 	Base *Ref      `json:"base,omitempty"`
 	Refs []PartRef `json:"refs,omitempty"`
+	// Output and OutputRetries are RunInput's.
+	Output        *runlet.OutputSchema `json:"output,omitempty"`
+	OutputRetries int                  `json:"output_retries,omitempty"`
 }
 
 // ModelOutput is the model activity's result: the assistant's message and
 // the usage of the call, with the calls the preparers made.
 type ModelOutput struct {
+	// Before are the messages the call added before Message: with an
+	// output schema, the answers that failed it and what the model was
+	// told about each.
+	Before         []runlet.Message        `json:"before,omitempty"`
 	Message        runlet.Message          `json:"message"`
 	FinishReason   runlet.FinishReason     `json:"finish_reason,omitempty"`
 	Usage          runlet.Usage            `json:"usage"`
@@ -125,6 +140,12 @@ const (
 	ErrTypeUnknownAgent = "runlet.UnknownAgent"
 	// ErrTypeRun: any other failure of the run (a bad agent, a store error).
 	ErrTypeRun = "runlet.RunError"
+	// ErrTypeOutput: the answer still failed the output schema after the
+	// last repair; Wait turns it into a *runlet.OutputError.
+	ErrTypeOutput = "runlet.OutputError"
+	// ErrTypeRefusal: the model refused to give a structured answer; Wait
+	// turns it into a *runlet.RefusalError.
+	ErrTypeRefusal = "runlet.RefusalError"
 )
 
 // failureDetails rides on the workflow's ApplicationError so that Wait can
@@ -133,6 +154,9 @@ type failureDetails struct {
 	Policy string         `json:"policy,omitempty"`
 	Result *runlet.Result `json:"result,omitempty"`
 	Refs   []PartRef      `json:"refs,omitempty"` // of Result.Messages
+	// Output and Refusal say why a run with an output schema failed.
+	Output  *runlet.OutputError `json:"output_error,omitempty"`
+	Refusal string              `json:"refusal,omitempty"`
 }
 
 // workflowResult is what the workflow returns: a runlet.Result (its JSON

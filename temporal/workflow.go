@@ -249,7 +249,7 @@ func (r *wfRun) think() (*ModelOutput, error) {
 	in := ModelInput{
 		Agent: r.in.Agent, Model: r.in.Model, RunID: r.runID, SessionID: r.in.SessionID, Turn: r.turn,
 		Messages: msgs, Settings: r.in.Settings, Options: r.in.Options, ToolsCalled: r.toolCalls > 0,
-		Refs: shiftRefs(r.refs, -len(r.history)),
+		Refs: shiftRefs(r.refs, -len(r.history)), Output: r.in.Output, OutputRetries: r.in.OutputRetries,
 	}
 	if r.base != nil { // the stored transcript and what is new
 		in.Base, in.Messages, in.Refs = r.base, msgs[r.baseLen:], shiftRefs(in.Refs, r.baseLen)
@@ -268,7 +268,8 @@ func (r *wfRun) think() (*ModelOutput, error) {
 	for _, p := range slices.Sorted(maps.Keys(out.UsageByPurpose)) {
 		r.byPurpose[p] = r.byPurpose[p].Add(out.UsageByPurpose[p])
 	}
-	r.added = append(r.added, out.Message)
+	r.added = append(append(r.added, out.Before...), out.Message)
+	r.turn += len(out.Before) / 2 // each repair: a rejected answer, what was wrong, one more model call
 	if policy, err := checkTokens(r.in.Limits, r.usage); err != nil {
 		return nil, &runlet.PolicyError{Policy: policy, Err: err}
 	}
@@ -379,7 +380,19 @@ func (r *wfRun) fail(err error, policy string) (*workflowResult, error) {
 	case errors.As(err, &app):
 		typ = app.Type()
 	}
-	return nil, temporal.NewNonRetryableApplicationError(msg, typ, nil, failureDetails{Policy: policy, Result: res, Refs: slices.Clone(r.refs)})
+	fd := failureDetails{Policy: policy, Result: res, Refs: slices.Clone(r.refs)}
+	if app != nil {
+		switch app.Type() {
+		case ErrTypeOutput:
+			fd.Output = new(runlet.OutputError)
+			if app.Details(fd.Output) != nil {
+				fd.Output = nil
+			}
+		case ErrTypeRefusal:
+			_ = app.Details(&fd.Refusal)
+		}
+	}
+	return nil, temporal.NewNonRetryableApplicationError(msg, typ, nil, fd)
 }
 
 func (r *wfRun) transition(to runlet.RunState) {
