@@ -15,6 +15,10 @@ type Agent struct {
 	Model Model
 	// Tools the model may call.
 	Tools []Tool
+	// HostedTools are tools the provider runs on its side, such as web
+	// search (see HostedTool); what they did comes back in the history as
+	// HostedToolParts.
+	HostedTools []HostedTool
 	// Toolsets add tools that may change from one model call to the next,
 	// such as an MCP server's (see Toolset).
 	Toolsets []Toolset

@@ -164,7 +164,7 @@ func checkCounts(cp *Checkpoint) string {
 
 func negativeUsage(u Usage) bool {
 	return u.InputTokens < 0 || u.OutputTokens < 0 || u.TotalTokens < 0 || u.ReasoningTokens < 0 ||
-		u.CachedInputTokens < 0 || u.CacheWriteTokens < 0 || u.Requests < 0
+		u.CachedInputTokens < 0 || u.CacheWriteTokens < 0 || u.Requests < 0 || u.WebSearchRequests < 0
 }
 
 // checkNestedTools checks what checkCheckpoint cannot without the

@@ -76,6 +76,8 @@ func EstimateTokens(m Message) int {
 			n += textTokens(p.Content)
 		case ImagePart, FilePart:
 			n += 1000
+		case HostedToolPart:
+			n += textTokens(string(p.Input)) + textTokens(p.Output) + len(p.Raw)/4
 		}
 	}
 	return n
@@ -319,6 +321,8 @@ func (s *summarizer) summarize(ctx context.Context, prev string, msgs []Message)
 				fmt.Fprintf(&b, "%s called %s(%s)\n", m.Role, p.Name, p.Arguments)
 			case ToolResultPart:
 				fmt.Fprintf(&b, "tool %s returned: %s\n", p.Name, p.Content)
+			case HostedToolPart:
+				fmt.Fprintf(&b, "%s: %s\n", m.Role, p.Text())
 			}
 		}
 	}

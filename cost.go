@@ -30,6 +30,9 @@ type Price struct {
 	CachedInput float64 `json:"cached_input,omitempty"`
 	CacheWrite  float64 `json:"cache_write,omitempty"`
 	Output      float64 `json:"output"`
+	// WebSearch is the price of 1,000 hosted web searches
+	// (Usage.WebSearchRequests), which providers bill on top of tokens.
+	WebSearch float64 `json:"web_search,omitempty"`
 
 	LongContextAbove int    `json:"long_context_above,omitempty"`
 	LongContext      *Price `json:"long_context,omitempty"`
@@ -44,8 +47,9 @@ type Price struct {
 //	+ CachedInputTokens × CachedInput + CacheWriteTokens × CacheWrite
 //	+ OutputTokens × Output
 //
-// divided by a million.
+// divided by a million, plus WebSearchRequests × WebSearch / 1,000.
 func (p Price) Cost(u Usage) float64 {
+	search := p.WebSearch // per search, whatever the context length
 	if p.LongContext != nil && p.LongContextAbove > 0 && u.InputTokens > p.LongContextAbove {
 		p = *p.LongContext
 	}
@@ -57,8 +61,9 @@ func (p Price) Cost(u Usage) float64 {
 		write = p.Input
 	}
 	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
-	return (float64(plain)*p.Input + float64(u.CachedInputTokens)*cached +
-		float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*p.Output) / 1e6
+	return (float64(plain)*p.Input+float64(u.CachedInputTokens)*cached+
+		float64(u.CacheWriteTokens)*write+float64(u.OutputTokens)*p.Output)/1e6 +
+		float64(u.WebSearchRequests)*search/1e3
 }
 
 // Pricer gives the price of a model by the name its provider reported

@@ -209,6 +209,7 @@ func cloneRequest(req *ModelRequest) *ModelRequest {
 	c := *req
 	c.Messages = cloneMessages(req.Messages)
 	c.Tools = slices.Clone(req.Tools)
+	c.HostedTools = slices.Clone(req.HostedTools)
 	c.Options = maps.Clone(req.Options)
 	c.StopSequences = slices.Clone(req.StopSequences)
 	if req.Temperature != nil {

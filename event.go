@@ -128,6 +128,14 @@ type ModelFinished struct {
 	Duration time.Duration  `json:"duration_ns"`
 }
 
+// HostedToolFinished shows what a provider-hosted tool (see HostedTool)
+// did during the model call just finished: one event per HostedToolPart
+// of the response, after ModelFinished.
+type HostedToolFinished struct {
+	EventHeader
+	Part HostedToolPart `json:"part"`
+}
+
 // ToolStarted says a tool call is about to run.
 type ToolStarted struct {
 	EventHeader
@@ -233,25 +241,26 @@ type OutputWithdrawn struct {
 	Stage     GuardrailStage `json:"stage"`
 }
 
-func (*HandoffOccurred) eventType() string  { return "handoff" }
-func (*GuardrailChecked) eventType() string { return "guardrail.checked" }
-func (*OutputWithdrawn) eventType() string  { return "output.withdrawn" }
-func (*AgentStarted) eventType() string     { return "agent.started" }
-func (*AgentFinished) eventType() string    { return "agent.finished" }
-func (*RunStarted) eventType() string       { return "run.started" }
-func (*RunResumed) eventType() string       { return "run.resumed" }
-func (*StateChanged) eventType() string     { return "state.changed" }
-func (*ContextPrepared) eventType() string  { return "context.prepared" }
-func (*ModelStarted) eventType() string     { return "model.started" }
-func (*TextDelta) eventType() string        { return "text.delta" }
-func (*ReasoningDelta) eventType() string   { return "reasoning.delta" }
-func (*ToolCallDelta) eventType() string    { return "tool_call.delta" }
-func (*ModelFinished) eventType() string    { return "model.finished" }
-func (*ToolStarted) eventType() string      { return "tool.started" }
-func (*ToolFinished) eventType() string     { return "tool.finished" }
-func (*RunInterrupted) eventType() string   { return "run.interrupted" }
-func (*RunFinished) eventType() string      { return "run.finished" }
-func (*RunFailed) eventType() string        { return "run.failed" }
+func (*HandoffOccurred) eventType() string    { return "handoff" }
+func (*GuardrailChecked) eventType() string   { return "guardrail.checked" }
+func (*OutputWithdrawn) eventType() string    { return "output.withdrawn" }
+func (*AgentStarted) eventType() string       { return "agent.started" }
+func (*AgentFinished) eventType() string      { return "agent.finished" }
+func (*RunStarted) eventType() string         { return "run.started" }
+func (*RunResumed) eventType() string         { return "run.resumed" }
+func (*StateChanged) eventType() string       { return "state.changed" }
+func (*ContextPrepared) eventType() string    { return "context.prepared" }
+func (*ModelStarted) eventType() string       { return "model.started" }
+func (*TextDelta) eventType() string          { return "text.delta" }
+func (*ReasoningDelta) eventType() string     { return "reasoning.delta" }
+func (*ToolCallDelta) eventType() string      { return "tool_call.delta" }
+func (*ModelFinished) eventType() string      { return "model.finished" }
+func (*ToolStarted) eventType() string        { return "tool.started" }
+func (*HostedToolFinished) eventType() string { return "hosted_tool.finished" }
+func (*ToolFinished) eventType() string       { return "tool.finished" }
+func (*RunInterrupted) eventType() string     { return "run.interrupted" }
+func (*RunFinished) eventType() string        { return "run.finished" }
+func (*RunFailed) eventType() string          { return "run.failed" }
 
 // events lists one value of every event type; UnmarshalEvent finds a type
 // by its name here, so a new event type is added to this list and nowhere
@@ -262,7 +271,7 @@ var events = []Event{
 	new(ReasoningDelta), new(ToolCallDelta), new(ModelFinished), new(ToolStarted),
 	new(ToolFinished), new(RunInterrupted), new(RunFinished), new(RunFailed),
 	new(OutputPartial), new(OutputChecked), new(HandoffOccurred),
-	new(GuardrailChecked), new(OutputWithdrawn),
+	new(GuardrailChecked), new(OutputWithdrawn), new(HostedToolFinished),
 }
 
 // eventTypes maps each event type name to its Go type.

@@ -82,9 +82,10 @@ func (m Message) ToolCalls() []ToolCallPart {
 }
 
 // Part is one piece of a message. The set is sealed: TextPart, ReasoningPart,
-// ToolCallPart, ToolResultPart, ImagePart, FilePart and AudioPart. In JSON,
-// a Message writes each part with a "type" key: "text", "reasoning",
-// "tool_call", "tool_result", "image", "file" or "audio".
+// ToolCallPart, ToolResultPart, ImagePart, FilePart, AudioPart and
+// HostedToolPart. In JSON, a Message writes each part with a "type" key:
+// "text", "reasoning", "tool_call", "tool_result", "image", "file", "audio"
+// or "hosted_tool".
 type Part interface {
 	partType() string // seals the set; the JSON "type"
 }
@@ -99,6 +100,9 @@ type TextPart struct {
 	// Signature is opaque continuation state the provider attached to this
 	// text (a Gemini thoughtSignature), sent back only to Provider.
 	Signature string `json:"signature,omitempty"`
+	// Citations are the sources the model cited for this text, such as
+	// the pages a hosted web search found (see Citation).
+	Citations []Citation `json:"citations,omitempty"`
 }
 
 // ReasoningPart is the model's reasoning ("thinking"). Besides readable text
@@ -369,12 +373,19 @@ type wirePart struct {
 	Parts          []wirePart      `json:"parts"`
 	Structured     json.RawMessage `json:"structured"`
 	StructuredText *string         `json:"structured_text"`
+	// a text's citations, a hosted tool's fields (see hosted.go)
+	Citations []Citation      `json:"citations"`
+	Kind      HostedToolKind  `json:"kind"`
+	Input     json.RawMessage `json:"input"`
+	Output    string          `json:"output"`
+	Sources   []Citation      `json:"sources"`
+	Raw       json.RawMessage `json:"raw"`
 }
 
 func (w *wirePart) part() (Part, error) {
 	switch w.Type {
 	case "text":
-		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature}, nil
+		return TextPart{Text: w.Text, ItemID: w.ItemID, Provider: w.Provider, Signature: w.Signature, Citations: w.Citations}, nil
 	case "reasoning":
 		return ReasoningPart{Text: w.Text, Signature: w.Signature, Encrypted: w.Encrypted, ID: w.ID, Provider: w.Provider, Details: w.Details}, nil
 	case "tool_call":
@@ -396,6 +407,9 @@ func (w *wirePart) part() (Part, error) {
 		return FilePart{Name: w.Name, URL: w.URL, MediaType: w.MediaType, Data: w.Data}, nil
 	case "audio":
 		return AudioPart{URL: w.URL, MediaType: w.MediaType, Data: w.Data}, nil
+	case "hosted_tool":
+		return HostedToolPart{ID: w.ID, Kind: w.Kind, Name: w.Name, Input: w.Input, Output: w.Output,
+			Sources: w.Sources, IsError: w.IsError, Provider: w.Provider, Raw: w.Raw}, nil
 	}
 	return nil, fmt.Errorf("unknown part type %q", w.Type)
 }

@@ -25,9 +25,11 @@ type Model interface {
 
 // ModelRequest is everything sent to a model for one call.
 type ModelRequest struct {
-	Instructions string         `json:"instructions,omitempty"`
-	Messages     []Message      `json:"messages"`
-	Tools        []ToolSpec     `json:"tools,omitempty"`
+	Instructions string     `json:"instructions,omitempty"`
+	Messages     []Message  `json:"messages"`
+	Tools        []ToolSpec `json:"tools,omitempty"`
+	// HostedTools are the tools the provider runs itself (see HostedTool).
+	HostedTools  []HostedTool   `json:"hosted_tools,omitempty"`
 	ToolChoice   ToolChoice     `json:"tool_choice,omitzero"`
 	OutputSchema *OutputSchema  `json:"output_schema,omitempty"`
 	Settings                    // common settings, promoted: req.Temperature, ...
@@ -159,6 +161,12 @@ type Usage struct {
 	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 	CacheWriteTokens  int `json:"cache_write_tokens,omitempty"`
 	Requests          int `json:"requests,omitempty"` // model calls counted in this Usage
+	// WebSearchRequests counts the searches a hosted web search made (see
+	// HostedTool), which providers bill per search: Anthropic's
+	// usage.server_tool_use.web_search_requests, or the number of
+	// web_search_call items an OpenAI Responses answer holds. Zero when
+	// the provider reports no count (Gemini, Chat Completions).
+	WebSearchRequests int `json:"web_search_requests,omitempty"`
 }
 
 // Add returns the sum of u and o.
@@ -171,6 +179,7 @@ func (u Usage) Add(o Usage) Usage {
 		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
 		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
 		Requests:          u.Requests + o.Requests,
+		WebSearchRequests: u.WebSearchRequests + o.WebSearchRequests,
 	}
 }
 

@@ -197,6 +197,11 @@ func cloneMessages(msgs []Message) []Message {
 				out[i].Parts[j] = p
 			case ToolResultPart:
 				out[i].Parts[j] = p.clone()
+			case TextPart:
+				p.Citations = cloneCitations(p.Citations)
+				out[i].Parts[j] = p
+			case HostedToolPart:
+				out[i].Parts[j] = p.clone()
 			}
 		}
 	}

@@ -76,6 +76,11 @@ func (r *run) think() (*ModelResponse, error) {
 	r.added = append(r.added, resp.Message)
 	if r.watched {
 		r.emit(&ModelFinished{Purpose: PurposeAgent, Response: resp, Cost: cost, Duration: time.Since(start)})
+		for _, p := range resp.Message.Parts {
+			if h, ok := p.(HostedToolPart); ok {
+				r.emit(&HostedToolFinished{Part: h.clone()})
+			}
+		}
 	}
 	if err := r.tokensLeft(); err != nil {
 		return nil, err
@@ -149,6 +154,7 @@ func (r *run) buildRequest() *ModelRequest {
 		Instructions: a.Instructions,
 		Messages:     req.Messages,
 		Tools:        r.specs,
+		HostedTools:  a.HostedTools,
 		ToolChoice:   r.toolChoice(),
 		OutputSchema: a.OutputSchema,
 		Settings:     r.settings,
