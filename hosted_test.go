@@ -17,8 +17,8 @@ import (
 func hostedMessage() runlet.Message {
 	return runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
 		runlet.HostedToolPart{ID: "srvtoolu_1", Kind: runlet.HostedWebSearch, Name: "web_search",
-			Input:   json.RawMessage(`{"query":"go 1.26"}`),
-			Sources: []runlet.Citation{{URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"}},
+			Input:    json.RawMessage(`{"query":"go 1.26"}`),
+			Sources:  []runlet.Citation{{URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"}},
 			Provider: "anthropic",
 			Raw:      json.RawMessage(`[{"type":"server_tool_use","id":"srvtoolu_1"},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"encrypted_content":"Eo8B+/=="}]}]`)},
 		runlet.TextPart{Text: "Go 1.26 is out.", Citations: []runlet.Citation{{

@@ -29,6 +29,10 @@ type accPart struct {
 	reasoning runlet.ReasoningPart
 	// tool call: ID, name and continuation state (arguments grow in text)
 	call runlet.ToolCallPart
+	// text: its citations
+	citations []runlet.Citation
+	// whole: a part added whole (AddPart), kind 0
+	whole runlet.Part
 }
 
 // Add records one delta. runlet.StreamDone events are ignored.
@@ -119,6 +123,29 @@ func (a *Accumulator) SetToolCallState(index int, st runlet.ToolCallPart) {
 	}
 }
 
+// AddPart appends a part that arrives whole, such as a
+// runlet.HostedToolPart, after the parts so far; the next text or
+// reasoning delta starts a new part.
+func (a *Accumulator) AddPart(p runlet.Part) {
+	a.parts = append(a.parts, &accPart{whole: p})
+	a.last, a.init = -1, true
+}
+
+// AddCitation attaches a citation to the current text part (creating an
+// empty one if the last part is not text), as providers that stream a
+// text's citations beside its deltas send them.
+func (a *Accumulator) AddCitation(c runlet.Citation) {
+	if !a.init {
+		a.last, a.init = -1, true
+	}
+	if a.last < 0 || a.parts[a.last].kind != runlet.StreamTextDelta {
+		a.parts = append(a.parts, &accPart{kind: runlet.StreamTextDelta})
+		a.last = len(a.parts) - 1
+	}
+	p := a.parts[a.last]
+	p.citations = append(p.citations, c)
+}
+
 // Len returns the number of parts assembled so far. An adapter that bounds
 // a response's memory charges each new part a fixed cost: a part costs a
 // few hundred bytes of heap however small its deltas.
@@ -134,8 +161,10 @@ func (a *Accumulator) Message() runlet.Message {
 	for i := range a.parts {
 		p := a.parts[i]
 		switch p.kind {
+		case 0:
+			msg.Parts = append(msg.Parts, p.whole)
 		case runlet.StreamTextDelta:
-			msg.Parts = append(msg.Parts, runlet.TextPart{Text: p.text.String()})
+			msg.Parts = append(msg.Parts, runlet.TextPart{Text: p.text.String(), Citations: p.citations})
 		case runlet.StreamReasoningDelta:
 			r := p.reasoning
 			r.Text = p.text.String()

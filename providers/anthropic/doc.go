@@ -107,8 +107,8 @@
 // max_tokens stays as it came, with FinishReason length), thinking
 // blocks ReasoningParts with Text, Signature and Provider, and
 // redacted_thinking blocks ReasoningParts with Encrypted and Provider.
-// Server tool blocks (server_tool_use, web_search_tool_result, ...) and
-// unknown block types are skipped; text around them is kept. Stop reasons
+// Unknown block types are skipped; text around them is kept. Server tools
+// are described below. Stop reasons
 // map as end_turn and stop_sequence → stop, tool_use → tool_calls,
 // max_tokens (and model_context_window_exceeded) → length, pause_turn →
 // pause, refusal → refusal, anything else → other.
@@ -126,8 +126,8 @@
 // # Streaming
 //
 // Stream decodes message_start, content_block_start/delta/stop (text_delta,
-// input_json_delta, thinking_delta, signature_delta; citations_delta is
-// ignored), message_delta, message_stop, ping and error events, and skips
+// input_json_delta, thinking_delta, signature_delta, citations_delta),
+// message_delta, message_stop, ping and error events, and skips
 // unknown events and blocks. Tool-call deltas carry an Index counting the
 // response's tool_use blocks from 0; their argument fragments may split the
 // JSON anywhere. An error event becomes a *runlet.ProviderError (an
@@ -146,4 +146,38 @@
 // and jitter, honouring Retry-After. A stream that fails before its first
 // delta reached the caller counts as a failed request; once a delta has
 // been yielded the error is returned instead.
+//
+// # Server tools and citations
+//
+// ModelRequest.HostedTools declares Anthropic's server tools in "tools",
+// before the function tools: runlet.HostedWebSearch as {"type":"web_search_20250305","name":"web_search"},
+// runlet.HostedCodeExecution as code_execution_20250825 (adding the
+// code-execution-2025-08-25 beta) and runlet.HostedWebFetch as
+// web_fetch_20250910 (adding web-fetch-2025-09-10), each with the
+// HostedTool's Options merged in (max_uses, allowed_domains,
+// blocked_domains, user_location, ...). A Declaration whose Provider is
+// this adapter's name is sent as given; another provider's is left out;
+// an unknown kind is an ErrInvalidRequest.
+//
+// In a response, a server_tool_use (or mcp_tool_use) block and the
+// *_tool_result block answering it become one runlet.HostedToolPart: ID,
+// Name and Input from the call; Sources from web_search_result and
+// web_fetch_result content; Output from a code execution's stdout and
+// stderr (IsError for a non-zero return code) or an error's error_code
+// (IsError); Raw is the two blocks as received (in a stream, the call
+// block with the input its deltas carried). Names map to kinds: web_search,
+// web_fetch, and code_execution, bash_code_execution and
+// text_editor_code_execution. A text block's citations (and a stream's
+// citations_delta) become TextPart.Citations, each with its URL, title,
+// cited_text and the whole citation object in Raw; Anthropic cites whole
+// blocks, so Start and End are zero. usage.server_tool_use.web_search_requests
+// is Usage.WebSearchRequests.
+//
+// On the next turn a HostedToolPart this adapter made goes back as its Raw
+// blocks, unchanged (the encrypted_content of search results included),
+// and a text part's web_search_result_location citations with it (their
+// encrypted_index included); other citation kinds are dropped, as is every
+// citation of another provider. Another provider's HostedToolPart, or one
+// whose Raw is not a list of JSON objects, is sent as a text block of its
+// Text().
 package anthropic

@@ -45,6 +45,7 @@ const (
 	reqToolResult
 	reqImage
 	reqDocument
+	reqRaw // a server tool's block, sent as received (see hosted.go)
 )
 
 // block is one request content block.
@@ -59,6 +60,7 @@ type block struct {
 	name      string // tool_use name, document title
 	input     json.RawMessage
 	source    *wireSource
+	raw       json.RawMessage // reqRaw: the block; reqText: its citations array
 }
 
 // span is one API message: blocks[start:end] with its role.
@@ -134,8 +136,15 @@ func (m *Messages) encodeRequest(w *request, req *runlet.ModelRequest) ([]byte, 
 		b = append(b, "]}"...)
 	}
 	b = append(b, ']')
-	if len(req.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
+	toolsAt := len(b)
+	b = append(b, `,"tools":[`...)
+	b, none, err := m.appendHostedTools(b, req.HostedTools, true)
+	if err != nil {
+		return nil, m.invalid("hosted tools", err)
+	}
+	if none && len(req.Tools) == 0 {
+		b = b[:toolsAt] // no tools: no "tools" key
+	} else {
 		for i, t := range req.Tools {
 			raw := emptySchema
 			if t.InputSchema != nil {
@@ -144,7 +153,7 @@ func (m *Messages) encodeRequest(w *request, req *runlet.ModelRequest) ([]byte, 
 					return nil, m.invalid(fmt.Sprintf("tool %q: input schema", t.Name), err)
 				}
 			}
-			if i > 0 {
+			if i > 0 || !none {
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
@@ -167,7 +176,6 @@ func (m *Messages) encodeRequest(w *request, req *runlet.ModelRequest) ([]byte, 
 		b = append(b, ']')
 		b = appendToolChoice(b, req.ToolChoice, w.disableParallel)
 	}
-	var err error
 	if w.temperature != nil {
 		b = append(b, `,"temperature":`...)
 		if b, err = wirejson.AppendFloat(b, *w.temperature); err != nil {
@@ -220,7 +228,7 @@ func requestSize(req *runlet.ModelRequest, blocks []block) int {
 	n := 192 + len(req.Instructions)
 	for i := range blocks {
 		bl := &blocks[i]
-		n += 64 + len(bl.text) + len(bl.signature) + len(bl.id) + len(bl.name) + len(bl.input)
+		n += 64 + len(bl.text) + len(bl.signature) + len(bl.id) + len(bl.name) + len(bl.input) + len(bl.raw)
 		if s := bl.source; s != nil {
 			n += 64 + len(s.MediaType) + len(s.Data) + len(s.URL)
 		}
@@ -277,6 +285,12 @@ func appendBlock(b []byte, bl *block, cc json.RawMessage) []byte {
 	case reqText:
 		b = append(b, `{"type":"text","text":`...)
 		b = wirejson.AppendString(b, bl.text)
+		if len(bl.raw) > 0 {
+			b = append(b, `,"citations":`...)
+			b = append(b, bl.raw...) // checked: see sentCitations
+		}
+	case reqRaw:
+		b = append(b, bl.raw[:len(bl.raw)-1]...) // a checked object: see hostedBlocks
 	case reqThinking:
 		b = append(b, `{"type":"thinking","thinking":`...)
 		b = wirejson.AppendString(b, bl.text)
@@ -410,7 +424,7 @@ func markLastBlock(sc *scratch) {
 	}
 	s := sc.spans[len(sc.spans)-1]
 	for i := s.end - 1; i >= s.start; i-- {
-		if k := sc.blocks[i].kind; k != reqThinking && k != reqRedacted {
+		if k := sc.blocks[i].kind; k != reqThinking && k != reqRedacted && k != reqRaw {
 			sc.blocks[i].cache = true
 			return
 		}
@@ -422,7 +436,17 @@ func (m *Messages) appendPart(blocks []block, p runlet.Part) ([]block, error) {
 	switch p := p.(type) {
 	case runlet.TextPart:
 		if p.Text != "" { // the API rejects empty text blocks
-			blocks = append(blocks, block{kind: reqText, text: p.Text})
+			blocks = append(blocks, block{kind: reqText, text: p.Text, raw: m.sentCitations(p.Citations)})
+		}
+	case runlet.HostedToolPart:
+		// This adapter's server tool blocks go back as received; another
+		// provider's (or damaged ones) as text.
+		if items, ok := m.hostedBlocks(p); ok {
+			for _, it := range items {
+				blocks = append(blocks, block{kind: reqRaw, raw: it})
+			}
+		} else if text := p.Text(); text != "" {
+			blocks = append(blocks, block{kind: reqText, text: text})
 		}
 	case runlet.ReasoningPart:
 		// Continuation state goes back only to the provider that made it.

@@ -83,12 +83,13 @@ func parseDeltaBody(s *jsonscan.Scanner, dl *eventDelta) bool {
 // case-insensitively (encoding/json would fill the field: decline).
 var (
 	responseFields = []string{"type", "id", "model", "content", "stop_reason", "usage"}
-	blockFields    = []string{"type", "text", "id", "name", "input", "thinking", "signature", "data"}
-	usageFields    = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details"}
+	blockFields    = []string{"type", "text", "id", "name", "input", "thinking", "signature", "data", "citations", "tool_use_id", "content"}
+	usageFields    = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details", "server_tool_use"}
 	detailsFields  = []string{"thinking_tokens"}
+	serverFields   = []string{"web_search_requests"}
 
 	eventFields      = []string{"type", "index", "delta", "content_block", "message", "usage", "request_id"}
-	eventDeltaFields = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason"}
+	eventDeltaFields = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason", "citation"}
 	startFields      = []string{"id", "model", "usage"}
 )
 
@@ -255,9 +256,10 @@ func (r *responseScan) block() bool {
 }
 
 // scanBlock reads a content block into b (a response's, or a
-// content_block_start event's). Its input slices the input.
+// content_block_start event's). Its input slices the input. It declines
+// server tool blocks, which are kept whole, and citations.
 func scanBlock(s *jsonscan.Scanner, b *wireBlock) bool {
-	return s.Object(func(key []byte) bool {
+	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return str(s, &b.Type)
@@ -280,9 +282,14 @@ func scanBlock(s *jsonscan.Scanner, b *wireBlock) bool {
 			raw, ok := s.Skip()
 			b.Input = raw
 			return ok
+		case "citations":
+			return s.Null() // citations: left to encoding/json
+		case "tool_use_id", "content":
+			return false // server tool results: left to encoding/json
 		}
 		return s.SkipUnless(key, blockFields)
 	})
+	return ok && !hostedCall(b.Type) && !hostedResult(b.Type)
 }
 
 // scanUsage reads a usage object into u, setting the fields present.
@@ -299,6 +306,20 @@ func scanUsage(s *jsonscan.Scanner, u *wireUsage) bool {
 			dst = &u.CacheCreationInputTokens
 		case "cache_read_input_tokens":
 			dst = &u.CacheReadInputTokens
+		case "server_tool_use":
+			if u.ServerToolUse != nil || s.Peek() != '{' {
+				return false // null, repeated: left to encoding/json
+			}
+			u.ServerToolUse = new(struct {
+				WebSearchRequests int `json:"web_search_requests"`
+			})
+			st := u.ServerToolUse
+			return s.Object(func(key []byte) bool {
+				if string(key) == "web_search_requests" {
+					return s.IntField(&st.WebSearchRequests)
+				}
+				return s.SkipUnless(key, serverFields)
+			})
 		case "output_tokens_details":
 			if seenDetails || u.OutputTokensDetails != nil || s.Peek() != '{' {
 				return false // null, repeated: left to encoding/json
@@ -370,6 +391,8 @@ func scanEventDelta(s *jsonscan.Scanner, dl *eventDelta) bool {
 			return str(s, &dl.Signature)
 		case "stop_reason":
 			return str(s, &dl.StopReason)
+		case "citation":
+			return false // citations_delta: left to encoding/json
 		}
 		return s.SkipUnless(key, eventDeltaFields)
 	})

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -162,7 +163,7 @@ func FuzzParseDelta(f *testing.F) {
 		if err := json.Unmarshal(data, &ev); err != nil {
 			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
 		}
-		if ev.Type != "content_block_delta" || ev.Index != index || ev.Delta != dl {
+		if ev.Type != "content_block_delta" || ev.Index != index || !reflect.DeepEqual(ev.Delta, dl) {
 			t.Fatalf("fast path %d %+v, encoding/json %d %+v: %q", index, dl, ev.Index, ev.Delta, data)
 		}
 	})
@@ -191,7 +192,7 @@ func TestParseDelta(t *testing.T) {
 	for _, tt := range tests {
 		var dl eventDelta
 		index, ok := parseDelta(new(jsonscan.Scanner), []byte(tt.in), &dl)
-		if ok != tt.ok || (ok && (index != tt.index || dl != tt.want)) {
+		if ok != tt.ok || (ok && (index != tt.index || !reflect.DeepEqual(dl, tt.want))) {
 			t.Errorf("%s: %v %d %+v", tt.in, ok, index, dl)
 		}
 	}

@@ -151,6 +151,9 @@ func (m *Messages) buildRequest(req *runlet.ModelRequest, stream bool) (built, e
 		}
 	}
 
+	if hb := hostedBetas(req.HostedTools); len(hb) > 0 {
+		out.betas = joinBetas([]string{out.betas}, hb)
+	}
 	body, err := m.encodeRequest(&w, req)
 	if err != nil {
 		return built{}, err

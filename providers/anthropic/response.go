@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/runlet/runlet"
@@ -18,18 +19,35 @@ type wireResponse struct {
 	Usage      wireUsage   `json:"usage"`
 }
 
-// wireBlock is one response content block. Fields of block types the
-// adapter skips (server_tool_use, web_search_tool_result, ...) are not
-// modelled and are ignored while decoding.
+// wireBlock is one response content block. Server tool blocks
+// (server_tool_use and the *_tool_result blocks) are also kept whole, in
+// Raw, to go back unchanged (see hosted.go); the response fast path leaves
+// them, and text blocks with citations, to encoding/json.
 type wireBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
+	Type      string            `json:"type"`
+	Text      string            `json:"text"`
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Input     json.RawMessage   `json:"input"`
+	Thinking  string            `json:"thinking"`
+	Signature string            `json:"signature"`
+	Data      string            `json:"data"`
+	Citations []json.RawMessage `json:"citations"`
+	ToolUseID string            `json:"tool_use_id"`
+	Content   json.RawMessage   `json:"content"`
+	Raw       json.RawMessage   `json:"-"`
+}
+
+// UnmarshalJSON decodes the block and keeps a server tool block's bytes.
+func (b *wireBlock) UnmarshalJSON(data []byte) error {
+	type plain wireBlock
+	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
+		return err
+	}
+	if hostedCall(b.Type) || hostedResult(b.Type) {
+		b.Raw = bytes.Clone(bytes.TrimSpace(data))
+	}
+	return nil
 }
 
 // wireUsage is the usage object. In message_delta events a field is present
@@ -39,6 +57,11 @@ type wireUsage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	// ServerToolUse counts the server tools' billed requests (nil when
+	// absent).
+	ServerToolUse *struct {
+		WebSearchRequests int `json:"web_search_requests"`
+	} `json:"server_tool_use"`
 	// OutputTokensDetails.ThinkingTokens is the part of output_tokens
 	// spent thinking (sent by newer models; nil when absent).
 	OutputTokensDetails *struct {
@@ -65,6 +88,9 @@ func (u *wireUsage) merge(o wireUsage) {
 	if o.OutputTokensDetails != nil {
 		u.OutputTokensDetails = o.OutputTokensDetails
 	}
+	if o.ServerToolUse != nil {
+		u.ServerToolUse = o.ServerToolUse
+	}
 }
 
 // usage converts to runlet.Usage. Anthropic's input_tokens counts only the
@@ -83,7 +109,15 @@ func (u wireUsage) usage() runlet.Usage {
 		CacheWriteTokens:  max(u.CacheCreationInputTokens, 0),
 		ReasoningTokens:   u.thinking(),
 		Requests:          1,
+		WebSearchRequests: u.webSearches(),
 	}
+}
+
+func (u wireUsage) webSearches() int {
+	if u.ServerToolUse == nil {
+		return 0
+	}
+	return max(u.ServerToolUse.WebSearchRequests, 0)
 }
 
 func (u wireUsage) thinking() int {
@@ -117,8 +151,9 @@ func finishReason(stop string, hasToolCalls bool) runlet.FinishReason {
 }
 
 // toResponse translates a decoded non-streaming response. Text, tool_use,
-// thinking and redacted_thinking blocks become parts in order; other block
-// types (server tools and their results, unknown future types) are skipped.
+// thinking and redacted_thinking blocks become parts in order, a server
+// tool's call and result block one HostedToolPart; unknown future block
+// types are skipped.
 func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(w.Content))}
 	hasCalls := false
@@ -127,7 +162,7 @@ func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 		switch b.Type {
 		case "text":
 			if b.Text != "" {
-				msg.Parts = append(msg.Parts, runlet.TextPart{Text: b.Text})
+				msg.Parts = append(msg.Parts, runlet.TextPart{Text: b.Text, Citations: citations(m.cfg.name, b.Citations)})
 			}
 		case "tool_use":
 			// The input slices the body read for this call, or is
@@ -138,6 +173,13 @@ func (m *Messages) toResponse(w *wireResponse) *runlet.ModelResponse {
 			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Text: b.Thinking, Signature: b.Signature, Provider: m.cfg.name})
 		case "redacted_thinking":
 			msg.Parts = append(msg.Parts, runlet.ReasoningPart{Encrypted: b.Data, Provider: m.cfg.name})
+		default:
+			switch {
+			case hostedCall(b.Type) && len(b.Raw) > 0:
+				msg.Parts = append(msg.Parts, callPart(m.cfg.name, b, b.Raw, wirejson.CompactOwned(b.Input)))
+			case hostedResult(b.Type) && len(b.Raw) > 0:
+				msg.Parts = addResult(m.cfg.name, msg.Parts, b, b.Raw)
+			}
 		}
 	}
 	return &runlet.ModelResponse{

@@ -7,6 +7,7 @@ import (
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/httpc"
 	"github.com/runlet/runlet/internal/jsonscan"
+	"github.com/runlet/runlet/internal/wirejson"
 	"github.com/runlet/runlet/modelkit"
 )
 
@@ -31,6 +32,8 @@ type eventDelta struct {
 	Thinking    string `json:"thinking"`
 	Signature   string `json:"signature"`
 	StopReason  string `json:"stop_reason"`
+	// Citation is a citations_delta's citation.
+	Citation json.RawMessage `json:"citation"`
 }
 
 type eventStart struct {
@@ -45,6 +48,7 @@ const (
 	blockText
 	blockThinking
 	blockTool
+	blockHosted // a server tool's call: input grows from deltas
 )
 
 // maxBlocks bounds content block indexes, so a hostile stream cannot make
@@ -58,6 +62,14 @@ type blockState struct {
 	gotJSON   bool            // an input_json_delta arrived
 	signature string          // thinking signature, assembled from signature_delta
 	sigParts  []byte          // signature_delta fragments after the first (amortised append)
+	hosted    *hostedBlock    // a server tool's call
+}
+
+// hostedBlock is a server tool call block being streamed: its
+// content_block_start block and the input its deltas carry.
+type hostedBlock struct {
+	block wireBlock
+	input []byte
 }
 
 // decoder turns Messages API stream events into runlet stream events and
@@ -76,6 +88,9 @@ type decoder struct {
 	model  string
 	done   bool
 	size   httpc.Budget
+	// pending is a server tool's call waiting for its result block, the
+	// next block, to make one part with it.
+	pending []runlet.Part
 }
 
 // newDecoder returns a decoder for one stream whose text, reasoning and
@@ -195,6 +210,23 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 	cb := &d.ev.ContentBlock
 	*b = blockState{}
 	d.acc.EndPart()
+	switch {
+	case hostedCall(cb.Type) && len(cb.Raw) > 0:
+		d.flushHosted()
+		_ = d.size.Add(len(cb.Raw))
+		b.kind = blockHosted
+		b.hosted = &hostedBlock{block: *cb}
+		return out, false, nil
+	case hostedResult(cb.Type) && len(cb.Raw) > 0:
+		_ = d.size.Add(len(cb.Raw))
+		parts := addResult(d.name, d.pending, cb, cb.Raw)
+		d.pending = nil
+		for _, p := range parts {
+			d.acc.AddPart(p)
+		}
+		return out, false, nil
+	}
+	d.flushHosted()
 	switch cb.Type {
 	case "text":
 		b.kind = blockText
@@ -247,6 +279,16 @@ func (d *decoder) delta(i int, dl *eventDelta) (out runlet.StreamEvent, ok bool,
 		}
 		b.gotJSON = true
 		out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: dl.PartialJSON}
+	case b.kind == blockHosted && dl.Type == "input_json_delta":
+		_ = d.size.Add(len(dl.PartialJSON))
+		b.hosted.input = append(b.hosted.input, dl.PartialJSON...)
+		return out, false, nil
+	case b.kind == blockText && dl.Type == "citations_delta":
+		if c, ok := citation(d.name, dl.Citation); ok {
+			_ = d.size.Add(len(dl.Citation))
+			d.acc.AddCitation(c)
+		}
+		return out, false, nil
 	case b.kind == blockThinking && dl.Type == "thinking_delta":
 		if dl.Thinking == "" {
 			return out, false, nil
@@ -275,6 +317,11 @@ func (d *decoder) stopBlock() (out runlet.StreamEvent, ok bool, err error) {
 	i := d.ev.Index
 	if i >= 0 && i < len(d.blocks) {
 		b := &d.blocks[i]
+		if b.kind == blockHosted && b.hosted != nil {
+			d.pending = append(d.pending, b.hosted.part(d.name))
+			b.hosted = nil
+			return out, false, nil
+		}
 		if b.kind == blockTool && !b.gotJSON && b.input != nil {
 			// The whole input came with content_block_start.
 			out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: string(b.input)}
@@ -293,8 +340,47 @@ func (d *decoder) stopBlock() (out runlet.StreamEvent, ok bool, err error) {
 	return out, false, nil
 }
 
+// flushHosted adds the server tool calls still waiting for a result.
+func (d *decoder) flushHosted() {
+	for _, p := range d.pending {
+		d.acc.AddPart(p)
+	}
+	d.pending = nil
+}
+
+// part is the streamed call as a part: the start block with the input the
+// deltas carried (the whole input of the start block when none came).
+func (h *hostedBlock) part(name string) runlet.HostedToolPart {
+	input := h.block.Input
+	if len(h.input) > 0 {
+		input = h.input
+	}
+	input = wirejson.CompactOwned(append(json.RawMessage(nil), input...))
+	raw := h.block.Raw
+	if len(h.input) > 0 && json.Valid(h.input) {
+		raw = withInput(raw, h.input)
+	}
+	return callPart(name, &h.block, raw, input)
+}
+
+// withInput returns the block raw with its "input" set to input (the
+// start block of a stream has an empty input, which the deltas fill).
+func withInput(raw, input json.RawMessage) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	fields["input"] = input
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
 // response returns the assembled response.
 func (d *decoder) response() *runlet.ModelResponse {
+	d.flushHosted()
 	resp := d.acc.Response(d.usage.usage(), finishReason(d.stop, d.acc.HasToolCalls()))
 	resp.ID, resp.Model = d.id, d.model
 	return resp

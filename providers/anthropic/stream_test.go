@@ -122,6 +122,9 @@ func TestGenerateMatchesStream(t *testing.T) {
 		runlet.ReasoningPart{Encrypted: "REDACTED==", Provider: "anthropic"},
 		runlet.ReasoningPart{Text: "t", Signature: "s", Provider: "anthropic"},
 		runlet.TextPart{Text: "a"},
+		runlet.HostedToolPart{ID: "srvtoolu_1", Kind: runlet.HostedWebSearch, Name: "web_search", Input: json.RawMessage(`{"query":"q"}`),
+			Provider: "anthropic", Raw: json.RawMessage(`[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},` +
+				`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]`)},
 		runlet.TextPart{Text: "b"},
 		runlet.ToolCallPart{ID: "toolu_1", Name: "f", Arguments: json.RawMessage(`{"x":1}`)},
 	}
@@ -191,7 +194,8 @@ func TestStreamTolerance(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []runlet.Part{
-		runlet.TextPart{Text: "Hello"},
+		runlet.TextPart{Text: "Hello", Citations: []runlet.Citation{{URL: "u", Provider: "anthropic",
+			Raw: json.RawMessage(`{"type":"web_search_result_location","url":"u"}`)}}},
 		runlet.ToolCallPart{ID: "toolu_W", Name: "whole", Arguments: json.RawMessage(`{"given":"at start"}`)},
 		runlet.ReasoningPart{Text: "pre", Signature: "abcd", Provider: "anthropic"},
 	}
