@@ -103,6 +103,36 @@ func TestAGUIClient(t *testing.T) {
 		}
 	})
 
+	t.Run("two-turns", func(t *testing.T) {
+		first := reasoningCall("The user wants weather.", runlettest.Call("call_1", "get_weather", `{"city":"Paris"}`))
+		m := runlettest.NewModel(first, runlettest.TextReply("Sunny in Paris."), runlettest.TextReply("Rain tomorrow."))
+		srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: aguiAgent(m)})
+		s := runAGUIClient(t, srv.URL, "two-turns")
+		if s.First.Error != "" || s.Second.Error != "" {
+			t.Fatalf("runs failed: %q, %q", s.First.Error, s.Second.Error)
+		}
+		// The third model request holds the conversation the client sent
+		// back: question, call, result, answer, new question (the
+		// client's reasoning message is left out).
+		got := m.Requests()[2].Messages
+		var shape []string
+		for _, msg := range got {
+			shape = append(shape, string(msg.Role))
+		}
+		if want := []string{"user", "assistant", "tool", "assistant", "user"}; !slices.Equal(shape, want) {
+			t.Fatalf("history roles %v, want %v", shape, want)
+		}
+		calls := got[1].ToolCalls()
+		res, _ := got[2].Parts[0].(runlet.ToolResultPart)
+		if len(calls) != 1 || calls[0].ID != "call_1" || string(calls[0].Arguments) != `{"city":"Paris"}` ||
+			res.CallID != "call_1" || res.Name != "get_weather" || res.Content != "sunny in Paris" {
+			t.Errorf("history call %+v, result %+v", calls, res)
+		}
+		if got[3].Text() != "Sunny in Paris." || got[4].Text() != "And tomorrow?" {
+			t.Errorf("history %v", got)
+		}
+	})
+
 	t.Run("approval", func(t *testing.T) {
 		store := runlet.NewMemoryStore()
 		m := runlettest.NewModel(

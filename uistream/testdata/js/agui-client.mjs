@@ -104,6 +104,16 @@ switch (scenario) {
     summary.messages = agent.messages;
     break;
   }
+  case 'two-turns': {
+    // The second run's input holds the first run's messages as the client
+    // built them from the stream: the history round trip.
+    const agent = newAgent({ initialMessages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }] });
+    summary.first = await run(agent);
+    agent.addMessage({ id: 'u2', role: 'user', content: 'And tomorrow?' });
+    summary.second = await run(agent);
+    summary.messages = agent.messages;
+    break;
+  }
   case 'state': {
     const agent = newAgent({
       initialMessages: [{ id: 'u1', role: 'user', content: 'Add eggs' }],
