@@ -85,14 +85,38 @@
 //
 // Config.Observers receive Runlet's events on the worker: model and tool
 // events from the activities as they happen, run and state events from the
-// workflow (never during a replay). Temporal does not stream tokens to the
-// caller of a workflow: the caller gets the Result. The closest honest
-// thing is Config.Stream, which makes the model activity stream and pass
-// text deltas to the worker's observers, from where an application can
-// push them to a user; the runlet.progress query (Progress) returns the
-// turn, usage and pending calls so far. Events made in activities carry the
-// run ID and turn but Seq 0, since they come from other processes; the
-// workflow's own events are numbered 1, 2, 3, ...
+// workflow (never during a replay); Config.Stream makes the model activity
+// stream, so they get text deltas too. The runlet.progress query
+// (GetProgress) returns the turn, usage and pending calls so far. Events
+// made in activities carry the run ID and turn but Seq 0, since they come
+// from other processes; the workflow's own events are numbered 1, 2, 3, ...
+//
+// # Streaming to the caller
+//
+// With Config.Publisher the model activity streams and publishes each text
+// and reasoning delta, as a Delta keyed by workflow ID, turn and attempt,
+// the moment it arrives, and a DeltaEnd when the model call's answer is
+// complete. The caller subscribes to the publisher and shows the tokens
+// while the run goes on; Wait still returns the Result. Hub is a publisher
+// in the worker's process with an HTTP endpoint of server-sent events
+// (SubscribeHTTP reads it; examples/starter prints the tokens of a run of
+// examples/worker as they arrive).
+//
+// Why a side channel and not the workflow: tokens do not belong in the
+// history. Signals or updates from the activity would persist each one
+// (hundreds of events a turn) and replay them, undoing what Config.Payloads
+// does for the history's size; a query reads only the workflow's state,
+// which learns a model call's answer when its activity completes. So the
+// deltas go from the activity to the caller directly and the history only
+// holds the answer. The cost is what a side channel is: delivery is best
+// effort (a Hub drops a subscriber that falls 4,096 deltas behind), a
+// retried model call streams again under a higher Attempt (the subscriber
+// starts the turn over), a rejected typed answer streams before its
+// repair, and with several workers the caller must reach the worker that
+// runs the call, or the workers publish to a shared broker (a Publisher
+// over Redis pub/sub, NATS, ...). Subscribe before starting the run to
+// miss nothing. Hub's endpoint serves any workflow it is asked for: put it
+// behind your authentication.
 //
 // # Long runs: the history holds what is new
 //

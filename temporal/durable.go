@@ -72,9 +72,13 @@ type Config struct {
 	// stays in the history with Payloads (default 2 KiB).
 	InlineLimit int
 	// Stream makes the model activity call Model.Stream and pass text,
-	// reasoning and tool-call deltas to the Observers as they arrive (the
-	// caller of the workflow still gets only the result).
+	// reasoning and tool-call deltas to the Observers as they arrive.
 	Stream bool
+	// Publisher, when set, receives the text and reasoning deltas of every
+	// model call as they arrive, for the callers of the runs (a Hub, or
+	// the application's broker), and makes the model activity stream. See
+	// the package doc, "Streaming to the caller".
+	Publisher Publisher
 
 	// ModelActivity and ToolActivity set the activities' timeouts and
 	// retries; zero fields take the defaults below.

@@ -67,7 +67,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 	if err != nil {
 		return nil, err
 	}
-	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx}
+	fwd := &forwarder{d: d, turn: in.Turn, ctx: ctx, pub: newPublisher(ctx, d.cfg.Publisher, in.RunID, in.Turn)}
 	// With an output schema, the call checks the answer and asks again,
 	// with what is wrong with it, up to the output retries: one model call
 	// of the workflow, so that many more calls of the one-turn run.
@@ -100,7 +100,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 	}
 	rt := runlet.NewRuntime(rtOpts...)
 	var res *runlet.Result
-	if d.cfg.Stream {
+	if d.cfg.Stream || d.cfg.Publisher != nil {
 		for ev, e := range rt.Stream(ctx, agent, "", opts...) {
 			switch ev := ev.(type) {
 			case *runlet.RunFinished:
@@ -223,6 +223,7 @@ type forwarder struct {
 	d    *Durable
 	ctx  context.Context
 	turn int
+	pub  *publisher // nil without Config.Publisher
 
 	mu     sync.Mutex
 	finish runlet.FinishReason
@@ -242,7 +243,16 @@ func (f *forwarder) Observe(ctx context.Context, ev runlet.Event) {
 			f.finish = e.Response.FinishReason
 			f.mu.Unlock()
 		}
-	case *runlet.TextDelta, *runlet.ReasoningDelta, *runlet.ToolCallDelta, *runlet.OutputPartial:
+		if e.Purpose == runlet.PurposeAgent {
+			f.pub.publish(ctx, DeltaEnd, "")
+		}
+	case *runlet.TextDelta:
+		activity.RecordHeartbeat(f.ctx)
+		f.pub.publish(ctx, DeltaText, e.Delta)
+	case *runlet.ReasoningDelta:
+		activity.RecordHeartbeat(f.ctx)
+		f.pub.publish(ctx, DeltaReasoning, e.Delta)
+	case *runlet.ToolCallDelta, *runlet.OutputPartial:
 		activity.RecordHeartbeat(f.ctx)
 	case *runlet.ContextPrepared, *runlet.ModelStarted, *runlet.OutputChecked:
 	default:

@@ -13,6 +13,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"iter"
 	"log"
 	"os"
 	"strings"
@@ -27,6 +28,7 @@ func main() {
 	address := flag.String("address", "127.0.0.1:7233", "Temporal frontend host:port")
 	namespace := flag.String("namespace", "default", "Temporal namespace")
 	id := flag.String("id", fmt.Sprintf("postcards-%d", time.Now().Unix()), "workflow ID: the run's durable name")
+	stream := flag.String("stream", "http://127.0.0.1:7280/", "the worker's token stream (its -stream address); empty: none")
 	flag.Parse()
 	input := strings.Join(flag.Args(), " ")
 	if input == "" {
@@ -39,6 +41,16 @@ func main() {
 	}
 	defer c.Close()
 	ctx := context.Background()
+	if *stream != "" {
+		// Subscribe first, then start: no token is missed. The tokens are
+		// printed as the worker's model activity receives them.
+		deltas, err := temporal.SubscribeHTTP(ctx, *stream, *id)
+		if err != nil {
+			log.Printf("no token stream (%v); the answer comes at the end", err)
+		} else {
+			go printTokens(deltas)
+		}
+	}
 	run, err := temporal.Start(ctx, c, client.StartWorkflowOptions{
 		ID:        *id,
 		TaskQueue: "runlet-example",
@@ -82,6 +94,33 @@ func main() {
 		}
 		if err := temporal.Decide(ctx, c, run.GetID(), decisions...); err != nil {
 			log.Fatal(err)
+		}
+	}
+}
+
+// printTokens prints the text of every model call as it streams, the
+// turn's attempt starting over when the call was retried.
+func printTokens(deltas iter.Seq2[temporal.Delta, error]) {
+	attempt := map[int]int32{}
+	printed := false // text of this model call so far
+	for d, err := range deltas {
+		if err != nil {
+			log.Print(err)
+			return
+		}
+		if a, ok := attempt[d.Turn]; ok && d.Attempt > a {
+			fmt.Printf("\n[turn %d again, attempt %d]\n", d.Turn, d.Attempt)
+		}
+		attempt[d.Turn] = d.Attempt
+		switch d.Kind {
+		case temporal.DeltaText:
+			fmt.Print(d.Text)
+			printed = true
+		case temporal.DeltaEnd:
+			if printed {
+				fmt.Println()
+			}
+			printed = false
 		}
 	}
 }

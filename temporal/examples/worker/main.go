@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -87,7 +89,22 @@ func main() {
 	address := flag.String("address", "127.0.0.1:7233", "Temporal frontend host:port")
 	namespace := flag.String("namespace", "default", "Temporal namespace")
 	model := flag.String("model", "gpt-4o-mini", "OpenAI model, when OPENAI_API_KEY is set")
+	streamAddr := flag.String("stream", "127.0.0.1:7280", "where the worker serves its runs' tokens to callers (server-sent events; empty: nowhere)")
 	flag.Parse()
+
+	// The model calls' tokens go to callers through a Hub: the starter
+	// subscribes to http://<stream>/?workflow_id=... (loopback only here:
+	// the endpoint serves any run it is asked for, so a real deployment
+	// puts it behind its authentication).
+	hub := temporal.NewHub()
+	if *streamAddr != "" {
+		ln, err := net.Listen("tcp", *streamAddr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("tokens at http://%s/?workflow_id=...", ln.Addr())
+		go func() { log.Print(http.Serve(ln, hub)) }()
+	}
 
 	var m runlet.Model = offline()
 	if os.Getenv("OPENAI_API_KEY") != "" || os.Getenv("OPENAI_BASE_URL") != "" {
@@ -100,6 +117,7 @@ func main() {
 			Model:        m,
 			Tools:        tools(),
 		}},
+		Publisher: hub,
 		// Events reach observers on the worker; here, one line per event.
 		Observers: []runlet.Observer{runlet.ObserverFunc(func(_ context.Context, ev runlet.Event) {
 			if _, ok := ev.(*runlet.TextDelta); !ok {
