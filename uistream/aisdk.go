@@ -37,7 +37,11 @@ func (aisdk) header(h http.Header) {
 }
 
 func (aisdk) encoder(_ context.Context, t *turn, o *Options) encoder {
-	return &uiEncoder{opts: o, announced: make(map[string]bool)}
+	e := &uiEncoder{opts: o, announced: make(map[string]bool), pageCalls: make(map[string]bool)}
+	for _, d := range t.decisions {
+		e.pageCalls[d.CallID] = true // answered on the page, so it has the call as a tool part
+	}
+	return e
 }
 
 // uiEncoder maps one run's events to UI message chunks. The run's own
@@ -62,6 +66,10 @@ type uiEncoder struct {
 	cost      runlet.Cost
 	finished  bool
 	tripped   *runlet.GuardrailChecked // the tripwire, sent again after a reset-step
+	// pageCalls holds the calls of agents called as tools that the page
+	// has as tool parts of the message (it was asked to approve them), so
+	// their outcome goes to that part too.
+	pageCalls map[string]bool
 }
 
 // uiCall is a tool call streaming in, by index in its response.
@@ -314,8 +322,8 @@ func (e *uiEncoder) modelFinished(w *frameWriter, ev *runlet.ModelFinished) erro
 // input: once per call, and again when a person edited the arguments.
 func (e *uiEncoder) announce(w *frameWriter, call runlet.ToolCallPart) error {
 	key := call.ID + "\x00" + string(call.Arguments)
-	if e.announced[key] {
-		return nil
+	if e.announced[key] || e.pageCalls[call.ID] && len(call.OriginalArguments) == 0 {
+		return nil // the page has it (a resumed call, as it approved it)
 	}
 	started := false
 	for _, c := range e.calls {
@@ -339,14 +347,19 @@ func (e *uiEncoder) toolFinished(w *frameWriter, ev *runlet.ToolFinished) error 
 	if err := e.announce(w, ev.Call); err != nil {
 		return err
 	}
+	return w.data(outcome(ev))
+}
+
+// outcome is a finished call's chunk for its tool part.
+func outcome(ev *runlet.ToolFinished) chunk {
 	id := ev.Call.ID
 	switch {
 	case ev.ErrorKind == runlet.ToolDenied:
-		return w.data(chunk{Type: "tool-output-denied", ToolCallID: id})
+		return chunk{Type: "tool-output-denied", ToolCallID: id}
 	case ev.Result.IsError:
-		return w.data(chunk{Type: "tool-output-error", ToolCallID: id, ErrorText: textPtr(ev.Result.Content), Dynamic: true})
+		return chunk{Type: "tool-output-error", ToolCallID: id, ErrorText: textPtr(ev.Result.Content), Dynamic: true}
 	}
-	return w.data(chunk{Type: "tool-output-available", ToolCallID: id, Output: toolOutput(ev.Result), Dynamic: true})
+	return chunk{Type: "tool-output-available", ToolCallID: id, Output: toolOutput(ev.Result), Dynamic: true}
 }
 
 // toolOutput is a result's content: its JSON value when it is JSON (a
@@ -370,6 +383,7 @@ func (e *uiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) error
 		if err := e.announce(w, call); err != nil {
 			return err
 		}
+		e.pageCalls[call.ID] = true
 		if err := w.data(chunk{Type: "tool-approval-request", ApprovalID: approvalID(ev.RunID, call.ID), ToolCallID: call.ID}); err != nil {
 			return err
 		}

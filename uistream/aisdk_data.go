@@ -29,6 +29,11 @@ func (e *uiEncoder) nested(w *frameWriter, ev runlet.Event) error {
 	case *runlet.ToolStarted:
 		return w.data(chunk{Type: "data-agent-tool", ID: h.CallPath + "/" + ev.Call.ID, Data: agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "running"}})
 	case *runlet.ToolFinished:
+		if e.pageCalls[ev.Call.ID] {
+			if err := w.data(outcome(ev)); err != nil {
+				return err
+			}
+		}
 		t := agentTool{CallPath: h.CallPath, Agent: h.Agent, ToolCallID: ev.Call.ID, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments), State: "output-available", Output: toolOutput(ev.Result)}
 		if ev.Result.IsError {
 			t.State, t.Output, t.ErrorText = "output-error", nil, ev.Result.Content

@@ -202,6 +202,9 @@ func TestAISDKApprovalResumesInAnotherProcess(t *testing.T) {
 	if fin := find(chunks, "finish"); fin["finishReason"] != "stop" {
 		t.Errorf("finish = %v", fin)
 	}
+	if c := find(chunks, "tool-input-available"); c != nil {
+		t.Errorf("the resumed stream announced the approved call again, resetting its part: %v", c)
+	}
 
 	// Answering again: the run is no longer waiting.
 	_, chunks = post(t, b.URL, body)
@@ -231,5 +234,58 @@ func TestAISDKRejection(t *testing.T) {
 	res := last[len(last)-1].Parts[0].(runlet.ToolResultPart)
 	if !res.IsError || !strings.Contains(res.Content, "keep it") {
 		t.Errorf("the model saw %+v", res)
+	}
+}
+
+// TestAISDKNestedApproval: a call that needs approval inside an agent
+// called as a tool reaches the page as a tool part of its own with an
+// approval request, and the page's answer resumes the run inside that
+// agent, then in its caller.
+func TestAISDKNestedApproval(t *testing.T) {
+	sub := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_del", "delete_file", `{"path":"/tmp/y"}`)),
+		runlettest.TextReply("deleted it"),
+	)
+	janitor := newAgent(sub)
+	janitor.Name = "janitor"
+	top := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("call_j", "janitor", `{"input":"delete /tmp/y"}`)),
+		runlettest.TextReply("The janitor deleted /tmp/y."),
+	)
+	agent := &runlet.Agent{Name: "assistant", Model: top, Tools: []runlet.Tool{janitor.AsTool()}}
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: agent}))
+	defer srv.Close()
+
+	_, chunks := post(t, srv.URL, userBody("clean up"))
+	req := find(chunks, "tool-approval-request")
+	if req == nil || req["toolCallId"] != "call_del" {
+		t.Fatalf("no approval request for the nested call: %v", types(chunks))
+	}
+	var announced bool
+	for _, c := range chunks {
+		announced = announced || c["type"] == "tool-input-available" && c["toolCallId"] == "call_del"
+	}
+	if !announced {
+		t.Errorf("the nested call is not a tool part of the message: %v", types(chunks))
+	}
+	runID := find(chunks, "start")["messageId"].(string)
+	body := `{"id":"chat1","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"clean up"}]},` +
+		`{"id":"a","role":"assistant","parts":[{"type":"step-start"},{"type":"dynamic-tool","toolName":"delete_file","toolCallId":"call_del","state":"approval-responded",` +
+		`"input":{"path":"/tmp/y"},"approval":{"id":` + quote(req["approvalId"].(string)) + `,"approved":true}}]}]}`
+	_, chunks = post(t, srv.URL, body)
+	if start := find(chunks, "start"); start["messageId"] != runID {
+		t.Errorf("resumed in message %v, want %s", start["messageId"], runID)
+	}
+	var text strings.Builder
+	for _, c := range chunks {
+		if c["type"] == "text-delta" {
+			text.WriteString(c["delta"].(string))
+		}
+	}
+	if out := find(chunks, "tool-output-available"); out == nil || out["toolCallId"] != "call_del" || out["output"] != "deleted /tmp/y" {
+		t.Errorf("the page's part of the nested call gets no output: %v", out)
+	}
+	if text.String() != "The janitor deleted /tmp/y." {
+		t.Errorf("after the approval: %v, text %q", types(chunks), text.String())
 	}
 }
