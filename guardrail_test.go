@@ -466,3 +466,83 @@ func TestGuardrailFailurePolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestGuardrailsOnResume(t *testing.T) {
+	var deleted []string
+	var mu sync.Mutex
+	model := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("d1", "delete_file", `{"path":"/etc/passwd"}`), runlettest.Call("d2", "delete_file", `{"path":"/tmp/a"}`)),
+		runlettest.TextReply("Deleted /tmp/a; the secret is safe."))
+	agent := approvalAgent(model, &deleted, &mu)
+	agent.Guardrails = []runlet.Guardrail{noSecret("leak")}
+	inputs := 0
+	rt := runlet.NewRuntime(runlet.WithGuardrails(argGuard("paths", "/etc", runlet.GuardrailReject), runlet.Guardrail{Name: "count",
+		Input: func(context.Context, runlet.GuardrailInput) (runlet.GuardrailVerdict, error) {
+			inputs++
+			return runlet.GuardrailVerdict{}, nil
+		}}))
+	res, err := rt.Run(context.Background(), agent, "clean up")
+	if err != nil || res.Status != runlet.StateInterrupted {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	res, err = rt.Resume(context.Background(), agent, res.RunID, runlet.Approve("d1"), runlet.Approve("d2"))
+	wantTrip(t, err, "leak", runlet.GuardOutput)
+	if !slices.Equal(deleted, []string{"/tmp/a"}) {
+		t.Fatalf("deleted %v: the guardrail must reject /etc/passwd on resume", deleted)
+	}
+	if r := model.Requests()[1].Messages[2].Parts[0].(runlet.ToolResultPart); !r.IsError || !strings.Contains(r.Content, "no /etc") {
+		t.Fatalf("the model saw %+v", r)
+	}
+	if inputs != 1 || res.Output != "" {
+		t.Fatalf("input checked %d times (want once, not again on resume); output %q", inputs, res.Output)
+	}
+}
+
+func TestNestedAgentGuardrails(t *testing.T) {
+	var ran []string
+	var mu sync.Mutex
+	innerModel := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("i1", "get_weather", `{"city":"Atlantis"}`)),
+		runlettest.TextReply("no such place"))
+	inner := &runlet.Agent{Name: "forecaster", Description: "Forecasts.", Model: innerModel, Tools: []runlet.Tool{countingTool(&ran, &mu)}}
+	outer := runlettest.NewModel(
+		runlettest.ToolCallReply(runlettest.Call("o1", "forecaster", `{"input":"the lost city"}`)),
+		runlettest.TextReply("done"))
+	agent := &runlet.Agent{Name: "boss", Model: outer, Tools: []runlet.Tool{inner.AsTool()}}
+
+	// The run's tool guardrails check the nested agent's calls too.
+	res, err := runlet.NewRuntime().Run(context.Background(), agent, "weather in Atlantis?",
+		runlet.WithGuardrails(argGuard("places", "Atlantis", runlet.GuardrailReject)))
+	if err != nil || res.Output != "done" || len(ran) != 0 {
+		t.Fatalf("res %+v err %v ran %v", res, err, ran)
+	}
+	if r := innerModel.Requests()[1].Messages[2].Parts[0].(runlet.ToolResultPart); !r.IsError {
+		t.Fatalf("the nested agent's model saw %+v", r)
+	}
+
+	// The nested agent's own input guardrail trips the whole run.
+	inner.Guardrails = []runlet.Guardrail{{Name: "topic", Blocking: true, Input: func(_ context.Context, in runlet.GuardrailInput) (runlet.GuardrailVerdict, error) {
+		if in.Text() == "Atlantis" {
+			return runlet.Tripwire("off topic", nil), nil
+		}
+		return runlet.GuardrailVerdict{}, nil
+	}}}
+	outer.Push(runlettest.ToolCallReply(runlettest.Call("o1", "forecaster", `{"input":"Atlantis"}`)), runlettest.TextReply("done"))
+	evs, err := collect(t, runlet.NewRuntime().Stream(context.Background(), agent, "weather in Atlantis?"))
+	gt := wantTrip(t, err, "topic", runlet.GuardInput)
+	if gt.Agent != "forecaster" || len(outer.Requests()) != 3 {
+		t.Fatalf("tripped %+v, outer calls %d", gt, len(outer.Requests()))
+	}
+	var nested *runlet.AgentFinished
+	for _, ev := range evs {
+		if f, ok := ev.(*runlet.AgentFinished); ok {
+			nested = f
+		}
+	}
+	if nested == nil || nested.Policy != "guardrail:topic" || nested.Depth != 1 {
+		t.Fatalf("agent.finished = %+v", nested)
+	}
+	if f := evs[len(evs)-1].(*runlet.RunFailed); f.Policy != "guardrail:topic" || f.Depth != 0 {
+		t.Fatalf("run.failed = %+v", f)
+	}
+}
