@@ -79,8 +79,9 @@ type Config struct {
 	// MaxResponseBytes limits the text, reasoning and tool calls one
 	// response may accumulate, and the size of one event-stream message;
 	// past it the call fails with a *runlet.ProviderError wrapping
-	// runlet.ErrResponseTooLarge. Every part counts 512 bytes besides its
-	// own. Zero means 64 MiB.
+	// runlet.ErrResponseTooLarge. Every part and content block counts 512
+	// bytes besides its own, every event-stream message 256. Zero means
+	// 64 MiB.
 	MaxResponseBytes int64
 	// StreamIdleTimeout bounds how long a stream may go without a byte
 	// from the server; past it the call fails with a retryable

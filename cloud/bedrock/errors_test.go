@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/cloud/bedrock"
@@ -134,5 +135,24 @@ func TestStreamExceptions(t *testing.T) {
 				t.Errorf("before the first delta: %v after %d requests, want the error at once", err, len(srv.Requests()))
 			}
 		})
+	}
+}
+
+// A stream that goes quiet past StreamIdleTimeout fails with a retryable
+// error wrapping runlet.ErrStreamIncomplete, not a hang.
+func TestStreamIdleTimeout(t *testing.T) {
+	srv := bedrocktest.NewServer(runlettest.WireReply{Text: "Hello there, how are you today?"})
+	defer srv.Close()
+	srv.InjectFault(runlettest.Fault{Stall: true, AfterEvents: 3})
+	m := newModel(t, srv, bedrock.Config{StreamIdleTimeout: 200 * time.Millisecond, MaxRetries: -1})
+	var err error
+	for _, e := range m.Stream(ctx(t), hello()) {
+		if e != nil {
+			err = e
+		}
+	}
+	var perr *runlet.ProviderError
+	if !errors.As(err, &perr) || !errors.Is(err, runlet.ErrStreamIncomplete) || !perr.Retryable {
+		t.Errorf("error %v, want a retryable ErrStreamIncomplete", err)
 	}
 }

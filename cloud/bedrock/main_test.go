@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"go.uber.org/goleak"
 
 	"github.com/runlet/runlet/cloud/bedrock"
@@ -21,12 +22,23 @@ const testModel = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 // credentials, with fast retries.
 func newModel(t *testing.T, srv *bedrocktest.Server, cfg bedrock.Config) *bedrock.Model {
 	t.Helper()
-	cfg.BaseURL = srv.URL
+	if cfg.Credentials == nil && cfg.APIKey == "" {
+		cfg.Credentials = srv.Credentials()
+	}
+	return newModelAt(t, srv.URL, cfg)
+}
+
+// newModelAt returns an adapter for the endpoint at url, signed with the
+// fake's default test credentials unless cfg has others, with fast
+// retries.
+func newModelAt(t *testing.T, url string, cfg bedrock.Config) *bedrock.Model {
+	t.Helper()
+	cfg.BaseURL = url
 	if cfg.Region == "" {
 		cfg.Region = bedrocktest.Region
 	}
 	if cfg.Credentials == nil && cfg.APIKey == "" {
-		cfg.Credentials = srv.Credentials()
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(bedrocktest.AccessKeyID, bedrocktest.SecretAccessKey, "")
 	}
 	if cfg.Model == "" {
 		cfg.Model = testModel

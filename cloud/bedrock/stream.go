@@ -40,6 +40,11 @@ func newFrameReader(r io.Reader, limit int64) *frameReader {
 	return &frameReader{br: bufio.NewReaderSize(r, 32<<10), dec: eventstream.NewDecoder(), limit: limit}
 }
 
+// eventOverhead is what each event-stream message is charged against
+// MaxResponseBytes besides what it adds to the response: 64 MiB allows
+// 262,144 events, far beyond any real answer.
+const eventOverhead = 256
+
 // minMessageLen is the length of a message without headers or payload:
 // its prelude (total length, headers length, the prelude's CRC: four
 // bytes each) and its closing CRC.
@@ -173,6 +178,12 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, model strin
 			}
 			return d.incomplete(err) // a connection reset, say
 		}
+		// Each message costs about a kilobyte of garbage to decode
+		// (headers, JSON) whatever it adds: charged a share of it, a
+		// stream of many empty events is bounded like one of many parts.
+		if err := d.size.Add(eventOverhead); err != nil {
+			return err
+		}
 		switch header(msg, ":message-type") {
 		case "exception":
 			return m.streamException(header(msg, ":exception-type"), msg.Payload, requestID)
@@ -207,10 +218,13 @@ func (d *decoder) event(typ string, payload []byte, emit func(runlet.StreamEvent
 	switch typ {
 	case "contentBlockStart":
 		if ev.Start != nil && ev.Start.ToolUse != nil {
-			b := d.block(ev.ContentBlockIndex, "tool")
+			kind := "tool"
 			if ev.Start.ToolUse.Type == "server_tool_use" {
-				b.kind = "skip"
-				return false, nil
+				kind = "skip" // run by Bedrock, answered in the same message
+			}
+			b, err := d.block(ev.ContentBlockIndex, kind)
+			if err != nil || b.kind != "tool" {
+				return false, err
 			}
 			if err := d.size.Add(len(ev.Start.ToolUse.ToolUseID) + len(ev.Start.ToolUse.Name)); err != nil {
 				return false, err
@@ -228,19 +242,28 @@ func (d *decoder) event(typ string, payload []byte, emit func(runlet.StreamEvent
 		var out runlet.StreamEvent
 		switch dl := ev.Delta; {
 		case dl.Text != nil:
-			b := d.block(ev.ContentBlockIndex, "text")
+			b, err := d.block(ev.ContentBlockIndex, "text")
+			if err != nil {
+				return false, err
+			}
 			if b.kind != "text" || *dl.Text == "" {
 				return false, nil
 			}
 			out = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: *dl.Text}
 		case dl.ToolUse != nil:
-			b := d.block(ev.ContentBlockIndex, "tool")
+			b, err := d.block(ev.ContentBlockIndex, "tool")
+			if err != nil {
+				return false, err
+			}
 			if b.kind != "tool" {
 				return false, nil
 			}
 			out = runlet.StreamEvent{Kind: runlet.StreamToolCallDelta, Index: b.call, Delta: dl.ToolUse.Input}
 		case dl.ReasoningContent != nil:
-			b := d.block(ev.ContentBlockIndex, "reasoning")
+			b, err := d.block(ev.ContentBlockIndex, "reasoning")
+			if err != nil {
+				return false, err
+			}
 			if b.kind != "reasoning" {
 				return false, nil
 			}
@@ -287,10 +310,16 @@ func (d *decoder) event(typ string, payload []byte, emit func(runlet.StreamEvent
 }
 
 // block returns the open block with the stream's index, opening it as
-// kind when it is new.
-func (d *decoder) block(i int, kind string) *streamBlock {
+// kind when it is new. A new block is charged httpc.PartOverhead against
+// the response's budget, whatever it holds: a stream of many blocks that
+// add nothing to the response (empty, skipped, never closed) is bounded
+// too.
+func (d *decoder) block(i int, kind string) (*streamBlock, error) {
 	if b, ok := d.blocks[i]; ok {
-		return b
+		return b, nil
+	}
+	if err := d.size.AddParts(1); err != nil {
+		return nil, err
 	}
 	b := &streamBlock{kind: kind}
 	if kind == "tool" {
@@ -298,7 +327,7 @@ func (d *decoder) block(i int, kind string) *streamBlock {
 		d.calls++
 	}
 	d.blocks[i] = b
-	return b
+	return b, nil
 }
 
 // addTo counts a delta against the budget and adds it to the response.
