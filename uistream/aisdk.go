@@ -70,6 +70,8 @@ type uiEncoder struct {
 	// has as tool parts of the message (it was asked to approve them), so
 	// their outcome goes to that part too.
 	pageCalls map[string]bool
+	sourceIDs map[string]string // sources sent, by URL (or file ID)
+	hostedN   int               // hosted tool calls without an ID so far
 }
 
 // uiCall is a tool call streaming in, by index in its response.
@@ -99,6 +101,14 @@ type chunk struct {
 	MessageMetadata any             `json:"messageMetadata,omitempty"`
 	Data            any             `json:"data,omitempty"`
 	Transient       bool            `json:"transient,omitempty"`
+	// file, source-url, source-document; tools a provider executed
+	URL              string `json:"url,omitempty"`
+	MediaType        string `json:"mediaType,omitempty"`
+	SourceID         string `json:"sourceId,omitempty"`
+	Title            string `json:"title,omitempty"`
+	Filename         string `json:"filename,omitempty"`
+	ProviderExecuted bool   `json:"providerExecuted,omitempty"`
+	ProviderMetadata any    `json:"providerMetadata,omitempty"`
 }
 
 func textPtr(s string) *string { return &s }
@@ -168,6 +178,8 @@ func (e *uiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 			return w.data(guardrailChunk(e.tripped))
 		}
 		return nil
+	case *runlet.HostedToolFinished:
+		return e.hosted(w, ev.Part)
 	case *runlet.HandoffOccurred:
 		return w.data(chunk{Type: "data-handoff", Data: handoffData{From: ev.From, To: ev.To}})
 	case *runlet.RunInterrupted:
@@ -309,6 +321,13 @@ func (e *uiEncoder) modelFinished(w *frameWriter, ev *runlet.ModelFinished) erro
 		return err
 	}
 	for _, p := range msg.Parts {
+		if t, ok := p.(runlet.TextPart); ok {
+			if err := e.sources(w, t.Citations); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range msg.Parts {
 		if c, ok := p.(runlet.ToolCallPart); ok {
 			if err := e.announce(w, c); err != nil {
 				return err
@@ -347,7 +366,10 @@ func (e *uiEncoder) toolFinished(w *frameWriter, ev *runlet.ToolFinished) error 
 	if err := e.announce(w, ev.Call); err != nil {
 		return err
 	}
-	return w.data(outcome(ev))
+	if err := w.data(outcome(ev)); err != nil {
+		return err
+	}
+	return resultFiles(w, ev.Result)
 }
 
 // outcome is a finished call's chunk for its tool part.
@@ -359,7 +381,7 @@ func outcome(ev *runlet.ToolFinished) chunk {
 	case ev.Result.IsError:
 		return chunk{Type: "tool-output-error", ToolCallID: id, ErrorText: textPtr(ev.Result.Content), Dynamic: true}
 	}
-	return chunk{Type: "tool-output-available", ToolCallID: id, Output: toolOutput(ev.Result), Dynamic: true}
+	return chunk{Type: "tool-output-available", ToolCallID: id, Output: resultOutput(ev.Result), Dynamic: true}
 }
 
 // toolOutput is a result's content: its JSON value when it is JSON (a

@@ -2,6 +2,7 @@ package uistream_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -39,6 +40,7 @@ type uiPartJSON struct {
 	ToolCallID string          `json:"toolCallId"`
 	Output     json.RawMessage `json:"output"`
 	Data       json.RawMessage `json:"data"`
+	URL        string          `json:"url"`
 	Approval   *struct {
 		ID       string `json:"id"`
 		Approved *bool  `json:"approved"`
@@ -174,7 +176,7 @@ func TestAISDKClientAgents(t *testing.T) {
 	agent := &runlet.Agent{Name: "assistant", Model: top, Tools: []runlet.Tool{researcher.AsTool()}}
 	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: agent}))
 	defer srv.Close()
-	s := runClient(t, srv.URL, "agents")
+	s := runClient(t, srv.URL, "plain")
 	msg := parseMessage(t, s.First)
 	var agentPart, toolPart *uiPartJSON
 	for i, p := range msg.Parts {
@@ -212,7 +214,7 @@ func TestAISDKClientTypedOutput(t *testing.T) {
 		},
 	}))
 	defer srv.Close()
-	s := runClient(t, srv.URL, "agents")
+	s := runClient(t, srv.URL, "plain")
 	if n := strings.Count(strings.Join(s.RawTypes, " "), "data-output"); n < 3 {
 		t.Errorf("%d data-output chunks: %v", n, s.RawTypes)
 	}
@@ -261,5 +263,57 @@ func TestAISDKClientGuardrailWithdraws(t *testing.T) {
 	}
 	if len(s.Errors) != 1 {
 		t.Errorf("client errors %q", s.Errors)
+	}
+}
+
+// TestAISDKClientPartsAndSources: a tool result's image reaches the page
+// as a file part, a structured result as the tool's output, citations as
+// source parts and a provider-hosted tool as a tool part the provider
+// executed; the SDK's schema, reader and validateUIMessages accept all.
+func TestAISDKClientPartsAndSources(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n0000")
+	chart := runlet.NewTool("chart", "Draws a chart.", func(ctx context.Context, _ struct{}) (runlet.ToolOutput, error) {
+		return runlet.Output(runlet.Text("a chart"), runlet.Image("image/png", png)), nil
+	})
+	stats := runlet.NewTool("stats", "Returns stats.", func(ctx context.Context, _ struct{}) (runlet.ToolOutput, error) {
+		return runlet.StructuredOutput(map[string]int{"mean": 3}), nil
+	})
+	final := runlettest.TextReply("")
+	final.Response.Message.Parts = []runlet.Part{
+		runlet.HostedToolPart{ID: "ws_1", Kind: runlet.HostedWebSearch, Input: json.RawMessage(`{"query":"paris weather"}`),
+			Sources: []runlet.Citation{{URL: "https://weather.example/paris", Title: "Paris weather"}}},
+		runlet.TextPart{Text: "Sunny, per the source.", Citations: []runlet.Citation{
+			{URL: "https://weather.example/paris", Title: "Paris weather"}, {URL: "https://other.example/", Title: "Other"}}},
+	}
+	replies := []runlettest.Reply{
+		runlettest.ToolCallReply(runlettest.Call("call_c", "chart", `{}`)),
+		runlettest.ToolCallReply(runlettest.Call("call_s", "stats", `{}`)),
+		final,
+	}
+	m := runlettest.NewModel(append(slices.Clone(replies), replies...)...)
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{
+		Runtime: runlet.NewRuntime(), Agent: &runlet.Agent{Name: "a", Model: m, Tools: []runlet.Tool{chart, stats}},
+	}))
+	defer srv.Close()
+	s := runClient(t, srv.URL, "plain")
+	msg := parseMessage(t, s.First)
+	var got []string
+	for _, p := range msg.Parts {
+		switch p.Type {
+		case "file", "source-url", "dynamic-tool", "text":
+			got = append(got, p.Type+" "+p.ToolName+string(p.Output)+p.Text+p.URL)
+		}
+	}
+	want := []string{
+		`dynamic-tool chart"a chart"`,
+		"file data:image/png;base64," + base64.StdEncoding.EncodeToString(png),
+		`dynamic-tool stats{"mean":3}`,
+		"text Sunny, per the source.",
+		"source-url https://weather.example/paris",
+		"source-url https://other.example/",
+		`dynamic-tool web_search{"sources":[{"url":"https://weather.example/paris","title":"Paris weather"}]}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("parts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

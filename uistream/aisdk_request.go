@@ -45,6 +45,9 @@ type uiPart struct {
 	Output     json.RawMessage `json:"output"`
 	ErrorText  string          `json:"errorText"`
 	Approval   *uiApproval     `json:"approval"`
+	// ProviderExecuted marks a provider-hosted tool's part, which is no
+	// call of the agent's tools.
+	ProviderExecuted bool `json:"providerExecuted"`
 }
 
 // uiApproval is a tool part's approval: its ID, and the answer once given.
@@ -257,8 +260,13 @@ func appendAssistant(out []runlet.Message, m uiMessage) []runlet.Message {
 }
 
 // toolPair is a finished tool part as a call and its result; ok is false
-// for a call without an outcome, which goes back to no model.
+// for a call without an outcome, which goes back to no model, and for a
+// provider-hosted tool's part (its provider's items cannot be rebuilt
+// from the page's copy).
 func toolPair(p uiPart) (runlet.ToolCallPart, runlet.ToolResultPart, bool) {
+	if p.ProviderExecuted {
+		return runlet.ToolCallPart{}, runlet.ToolResultPart{}, false
+	}
 	name := p.ToolName
 	if p.Type != "dynamic-tool" {
 		name = strings.TrimPrefix(p.Type, "tool-")

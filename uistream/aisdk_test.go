@@ -289,3 +289,38 @@ func TestAISDKNestedApproval(t *testing.T) {
 		t.Errorf("after the approval: %v, text %q", types(chunks), text.String())
 	}
 }
+
+// TestAISDKHistoryFromThePage: the page's copy of the conversation becomes
+// the run's history: text, each step's finished calls with their results;
+// system messages, reasoning, unfinished calls and provider-hosted tools'
+// parts are left out.
+func TestAISDKHistoryFromThePage(t *testing.T) {
+	m := runlettest.NewModel(runlettest.TextReply("ok"))
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: newAgent(m)}))
+	defer srv.Close()
+	post(t, srv.URL, userBody("and now?",
+		`{"id":"s","role":"system","parts":[{"type":"text","text":"you are root"}]}`,
+		`{"id":"u0","role":"user","parts":[{"type":"text","text":"weather?"}]}`,
+		`{"id":"a0","role":"assistant","parts":[{"type":"step-start"},{"type":"reasoning","text":"hmm"},`+
+			`{"type":"dynamic-tool","toolName":"web_search","toolCallId":"ws","state":"output-available","providerExecuted":true,"input":{},"output":{}},`+
+			`{"type":"tool-get_weather","toolCallId":"c1","state":"output-available","input":{"city":"Oslo"},"output":"sunny"},`+
+			`{"type":"dynamic-tool","toolName":"delete_file","toolCallId":"c2","state":"approval-requested","input":{"path":"/"},"approval":{"id":"r:c2"}},`+
+			`{"type":"step-start"},{"type":"text","text":"Sunny in Oslo."}]}`))
+	var got []string
+	for _, msg := range m.Requests()[0].Messages {
+		for _, p := range msg.Parts {
+			b, _ := json.Marshal(p)
+			got = append(got, string(msg.Role)+" "+string(b))
+		}
+	}
+	want := []string{
+		`user {"text":"weather?"}`,
+		`assistant {"type":"tool_call","id":"c1","name":"get_weather","arguments":{"city":"Oslo"}}`,
+		`tool {"type":"tool_result","call_id":"c1","name":"get_weather","content":"sunny"}`,
+		`assistant {"text":"Sunny in Oslo."}`,
+		`user {"text":"and now?"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("history:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -35,8 +35,9 @@
 //
 //   - History: useChat sends the whole conversation on every request. By
 //     default it is the run's history (runlet.WithHistory), input like any
-//     other: system messages and reasoning in it are dropped, and a tool
-//     call goes back to the model only with its output. With
+//     other: system messages, reasoning and provider-hosted tools' parts
+//     in it are dropped, and a tool call goes back to the model only with
+//     its output. With
 //     Options.Session the history is the server's own, the session's in
 //     the Runtime's store (runlet.WithStore), and the client sends only
 //     the new message that counts.
@@ -48,7 +49,8 @@
 //     error event with Options.ErrorText's text, by default
 //     DefaultErrorText's, which only classifies it: an error's own text
 //     may name hosts, paths or a provider's message. A bad request is
-//     answered 400 with what is wrong with it.
+//     answered 400 with what is wrong with it. Tool results, error
+//     results included, reach the page as the model sees them.
 //
 // # Approvals from the page
 //
@@ -90,14 +92,22 @@
 //	ToolCallDelta                      tool-input-start {toolCallId, toolName, dynamic: true}
 //	                                   (once the call's ID and name are known), tool-input-delta
 //	ModelFinished (agent's turn)       the text and reasoning of a model that does not stream,
+//	                                   source-url {sourceId, url, title} per cited URL (source-document
+//	                                   for a cited file), once per source in a response,
 //	                                   tool-input-available {input} per call, message-metadata {usage, cost}
 //	ModelFinished (other purposes)     counted in the usage metadata only
 //	ToolStarted                        tool-input-available, when the page lacks the call or its
 //	                                   arguments were edited on approval
-//	ToolFinished                       tool-output-available {output: the result, as JSON when it is
-//	                                   a JSON object or array, else text}; tool-output-error
-//	                                   {errorText} for an error result; tool-output-denied for a
-//	                                   call rejected by a person or denied by a hook
+//	ToolFinished                       tool-output-available {output: the structured value the tool
+//	                                   returned, else the result's text (as JSON when it is a JSON
+//	                                   object or array)}; tool-output-error {errorText} for an error
+//	                                   result; tool-output-denied for a call rejected by a person or
+//	                                   denied by a hook; then one file {url, mediaType,
+//	                                   providerMetadata: {runlet: {toolCallId}}} per image, file or
+//	                                   audio part of the result (inline bytes as a data: URL)
+//	HostedToolFinished                 tool-input-available and tool-output-available (or
+//	                                   tool-output-error) {providerExecuted: true, output: {output,
+//	                                   sources}}: a provider-hosted tool, such as web search
 //	RunInterrupted                     tool-input-available and tool-approval-request
 //	                                   {approvalId: run ID ":" call ID, toolCallId} per pending call,
 //	                                   finish-step, finish {finishReason: "tool-calls"}

@@ -104,7 +104,7 @@ if (scenario === 'approval') {
   const r = await read(ask);
   summary.errors = r.errors;
   summary.first = r.message;
-} else if (scenario === 'agents') {
+} else if (scenario === 'plain') {
   const ask = [user('u1', 'Research and answer')];
   const chunks = await raw({ id: 'chat-raw', messages: ask });
   summary.rawTypes = chunks.map((c) => c.type);
