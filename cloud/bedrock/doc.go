@@ -42,7 +42,10 @@
 // blank text is dropped, as the API refuses it). Tool calls are toolUse
 // blocks, tool results toolResult blocks with a text content and, for an
 // error, "status": "error" (only the Claude and Nova models take the
-// status, so a success sends none). Tool call IDs made by other providers
+// status, so a success sends none); a result with parts
+// (ToolResultPart.Parts) has them as its content blocks in order: text,
+// images and documents, audio as a note (a tool result takes none). Tool
+// call IDs made by other providers
 // are fitted to the API's [a-zA-Z0-9_-]{1,64}. Images are image blocks
 // (png, jpeg, gif, webp) and files document blocks (pdf, csv, doc, docx,
 // xls, xlsx, html, txt, md; the name fitted to the API's rules), both
@@ -60,13 +63,16 @@
 // are left out, unless the conversation holds tool calls or results,
 // which the API accepts only with a toolConfig; then the tools are sent
 // and the model chooses. Settings map to inferenceConfig (maxTokens,
-// temperature, topP, stopSequences). Settings.Reasoning maps, for Claude
-// models, BudgetTokens to additionalModelRequestFields.thinking
-// {"type":"enabled","budget_tokens":N} (with maxTokens budget + 4096 when
-// none is set) and Effort to outputConfig.effort; for Amazon Nova, Effort
-// to additionalModelRequestFields.reasoningConfig
-// {"type":"enabled","maxReasoningEffort":...}; for other models Effort to
-// outputConfig.effort. An OutputSchema becomes outputConfig.textFormat
+// temperature, topP, stopSequences). Settings.Reasoning goes into
+// additionalModelRequestFields in each family's own terms, as recorded
+// Bedrock traffic shows them accepted: for Claude, BudgetTokens is
+// thinking {"type":"enabled","budget_tokens":N} (with maxTokens budget +
+// 4096 when none is set), else Effort is thinking {"type":"adaptive"}
+// with output_config {"effort":...} (Claude 4.6 and later); for Amazon
+// Nova, Effort is reasoningConfig {"type":"enabled","maxReasoningEffort":...};
+// for OpenAI's models reasoning_effort, for Qwen reasoning_config. Other
+// families get neither. A field the additionalModelRequestFields option
+// sets wins. An OutputSchema becomes outputConfig.textFormat
 // {"type":"json_schema","structure":{"jsonSchema":{"schema": the schema
 // as a JSON string, "name"}}}; Model.OutputMode asks runs for the output
 // tool instead, which every model that takes tools supports.
@@ -116,8 +122,8 @@
 // ConverseStream answers with an AWS event stream
 // (application/vnd.amazon.eventstream), decoded by the AWS SDK's
 // eventstream decoder, which checks both CRCs of each message; a message
-// whose prelude announces more than MaxResponseBytes is refused before it
-// is read. messageStart, contentBlockStart/Delta/Stop, messageStop and
+// whose prelude announces more than MaxResponseBytes, or more than 8 KiB
+// of headers, is refused before it is read. messageStart, contentBlockStart/Delta/Stop, messageStop and
 // metadata events are read (unknown events are skipped); the stream is
 // complete after messageStop and metadata. One that ends before
 // messageStop is a retryable *runlet.ProviderError wrapping

@@ -98,8 +98,8 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (built, erro
 		}
 	}
 	inf := wireInference{MaxTokens: req.MaxOutputTokens, Temperature: req.Temperature, TopP: req.TopP, StopSequences: req.StopSequences}
-	additional, outputConfig = applyReasoning(req.Reasoning, model, additional, outputConfig)
-	if budget := req.Reasoning.BudgetTokens; budget > 0 && inf.MaxTokens == 0 {
+	additional = applyReasoning(req.Reasoning, model, additional)
+	if budget := req.Reasoning.BudgetTokens; budget > 0 && inf.MaxTokens == 0 && family(model) == "anthropic" {
 		inf.MaxTokens = budget + defaultThinkingHeadroom
 	}
 	if inf.MaxTokens != 0 || inf.Temperature != nil || inf.TopP != nil || len(inf.StopSequences) > 0 {
@@ -166,40 +166,70 @@ func cachePointOption(v any) (json.RawMessage, error) {
 	return nil, fmt.Errorf("want true, a TTL string or an object, got %T", v)
 }
 
-// applyReasoning maps runlet.Reasoning. Claude models take Anthropic's
-// thinking object in additionalModelRequestFields (BudgetTokens); Amazon
-// Nova takes reasoningConfig there (Effort); every model that reasons
-// with an effort takes outputConfig.effort. The options win over it.
-func applyReasoning(r runlet.Reasoning, model string, additional, outputConfig map[string]any) (map[string]any, map[string]any) {
-	set := func(m map[string]any, k string, v any) map[string]any {
-		if _, ok := m[k]; ok {
-			return m
+// applyReasoning maps runlet.Reasoning into additionalModelRequestFields,
+// in each model family's own terms (as recorded Bedrock traffic shows
+// them accepted):
+//
+//	Claude      BudgetTokens: thinking {"type":"enabled","budget_tokens":N};
+//	            else Effort: thinking {"type":"adaptive"} and output_config {"effort":E}
+//	Amazon Nova Effort: reasoningConfig {"type":"enabled","maxReasoningEffort":E}
+//	OpenAI      Effort: reasoning_effort
+//	Qwen        Effort: reasoning_config
+//
+// Other families take neither (DeepSeek R1 always reasons). A field the
+// option already set wins.
+func applyReasoning(r runlet.Reasoning, model string, additional map[string]any) map[string]any {
+	set := func(k string, v any) {
+		if _, ok := additional[k]; ok {
+			return
 		}
-		if m == nil {
-			m = make(map[string]any, 1)
+		if additional == nil {
+			additional = make(map[string]any, 2)
 		}
-		m[k] = v
-		return m
+		additional[k] = v
 	}
-	lower := strings.ToLower(model)
-	switch {
-	case strings.Contains(lower, "anthropic.") || strings.Contains(lower, "claude"):
-		if r.BudgetTokens > 0 {
-			additional = set(additional, "thinking", map[string]any{"type": "enabled", "budget_tokens": r.BudgetTokens})
+	effort := string(r.Effort)
+	switch family(model) {
+	case "anthropic":
+		switch {
+		case r.BudgetTokens > 0:
+			set("thinking", map[string]any{"type": "enabled", "budget_tokens": r.BudgetTokens})
+		case effort != "":
+			set("thinking", map[string]any{"type": "adaptive"})
+			set("output_config", map[string]any{"effort": effort})
 		}
-		if r.Effort != "" {
-			outputConfig = set(outputConfig, "effort", string(r.Effort))
+	case "amazon":
+		if effort != "" {
+			set("reasoningConfig", map[string]any{"type": "enabled", "maxReasoningEffort": effort})
 		}
-	case strings.Contains(lower, "amazon.nova"):
-		if r.Effort != "" {
-			additional = set(additional, "reasoningConfig", map[string]any{"type": "enabled", "maxReasoningEffort": string(r.Effort)})
+	case "openai":
+		if effort != "" {
+			set("reasoning_effort", effort)
 		}
-	default:
-		if r.Effort != "" {
-			outputConfig = set(outputConfig, "effort", string(r.Effort))
+	case "qwen":
+		if effort != "" {
+			set("reasoning_config", effort)
 		}
 	}
-	return additional, outputConfig
+	return additional
+}
+
+// family is the provider part of a Bedrock model ID ("anthropic" for
+// "us.anthropic.claude-..." or an ARN naming one).
+func family(model string) string {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // an ARN
+		m = m[i+1:]
+	}
+	for _, f := range []string{"anthropic", "amazon", "openai", "qwen", "meta", "mistral", "deepseek", "cohere", "ai21", "writer", "moonshot"} {
+		if strings.HasPrefix(m, f+".") || strings.Contains(m, "."+f+".") {
+			return f
+		}
+	}
+	if strings.Contains(m, "claude") {
+		return "anthropic"
+	}
+	return ""
 }
 
 // schemaName fits an output schema's name to the API's (letters, digits,

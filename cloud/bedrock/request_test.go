@@ -95,7 +95,10 @@ func TestRequestEncoding(t *testing.T) {
 			[]string{`"system":[{"text":"sys"},{"cachePoint":{"ttl":"1h","type":"default"}}]`, `{"cachePoint":{"ttl":"1h","type":"default"}}]}`, `"content":[{"text":"x"},{"cachePoint":{"ttl":"1h","type":"default"}}]`}, nil},
 		{"claude reasoning budget",
 			runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Settings: runlet.Settings{Reasoning: runlet.Reasoning{BudgetTokens: 2048, Effort: runlet.ReasoningHigh}}},
-			[]string{`"additionalModelRequestFields":{"thinking":{"budget_tokens":2048,"type":"enabled"}}`, `"maxTokens":6144`, `"outputConfig":{"effort":"high"}`}, nil},
+			[]string{`"additionalModelRequestFields":{"thinking":{"budget_tokens":2048,"type":"enabled"}}`, `"maxTokens":6144`}, []string{"effort"}},
+		{"claude reasoning effort",
+			runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}},
+			[]string{`"additionalModelRequestFields":{"output_config":{"effort":"high"},"thinking":{"type":"adaptive"}}`}, []string{"maxTokens"}},
 		{"options: guardrail, request fields, model",
 			runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("x")}, Options: map[string]any{
 				"guardrailConfig":              map[string]any{"guardrailIdentifier": "gr1", "guardrailVersion": "DRAFT", "trace": "enabled"},
@@ -130,6 +133,17 @@ func TestReasoningPerFamily(t *testing.T) {
 	body := sent(t, bedrock.Config{Model: "us.amazon.nova-2-lite-v1:0"}, req)
 	if !strings.Contains(body, `"additionalModelRequestFields":{"reasoningConfig":{"maxReasoningEffort":"low","type":"enabled"}}`) {
 		t.Errorf("nova: %s", body)
+	}
+	for model, want := range map[string]string{
+		"openai.gpt-oss-120b-1:0":       `"additionalModelRequestFields":{"reasoning_effort":"low"}`,
+		"qwen.qwen3-32b-v1:0":           `"additionalModelRequestFields":{"reasoning_config":"low"}`,
+		"us.deepseek.r1-v1:0":           `"messages"`,
+		"meta.llama3-70b-instruct-v1:0": `"messages"`,
+	} {
+		body := sent(t, bedrock.Config{Model: model}, req)
+		if !strings.Contains(body, want) || (want == `"messages"` && strings.Contains(body, "additionalModelRequestFields")) {
+			t.Errorf("%s: %s", model, body)
+		}
 	}
 	req.Options = map[string]any{"additionalModelRequestFields": map[string]any{"reasoningConfig": map[string]any{"type": "disabled"}}}
 	body = sent(t, bedrock.Config{Model: "us.amazon.nova-2-lite-v1:0"}, req)

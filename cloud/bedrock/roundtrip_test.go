@@ -128,3 +128,30 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// Settings.Reasoning.Effort reaches a Claude 4.6 model as the recorded
+// request that Bedrock accepted sent it: adaptive thinking with
+// output_config.effort in additionalModelRequestFields.
+func TestEffortAsRecorded(t *testing.T) {
+	srv := bedrocktest.NewServer(runlettest.WireReply{Body: recorded(t, "thinking_adaptive_effort.0.200.json")})
+	defer srv.Close()
+	m := newModel(t, srv, bedrock.Config{Model: "us.anthropic.claude-sonnet-4-6"})
+	req := &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("How do I cross the street?")},
+		Settings: runlet.Settings{Reasoning: runlet.Reasoning{Effort: runlet.ReasoningHigh}}}
+	resp, err := m.Generate(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Text() == "" {
+		t.Error("no text")
+	}
+	type body struct {
+		Additional json.RawMessage `json:"additionalModelRequestFields"`
+	}
+	var ours, theirs body
+	_ = json.Unmarshal(srv.Requests()[0].Body, &ours)
+	_ = json.Unmarshal(recorded(t, "thinking_adaptive_effort.0.200.request.json"), &theirs)
+	if !jsonEqual(ours.Additional, theirs.Additional) {
+		t.Errorf("additionalModelRequestFields %s, recorded %s", ours.Additional, theirs.Additional)
+	}
+}
