@@ -37,6 +37,9 @@ const (
 // bytes; worker A holds fetch 12 until it is killed.
 const childLongTurns, childLongSize = 30, 20 << 10
 
+// benchTurns is how many model calls a run of the bench agent makes.
+const benchTurns = 4
+
 func TestMain(m *testing.M) {
 	if name := os.Getenv(childEnv); name != "" {
 		os.Exit(runChildWorker(name))
@@ -167,7 +170,20 @@ func childAgents(worker string, log *execLog) []*runlet.Agent {
 		}
 		return "21 degrees in " + in.City, nil
 	})
+	// bench: benchTurns model calls, a tool call on each but the last; each
+	// model call logs when it ran, for the throughput test.
+	bench := &runlettest.Model{Func: func(ctx context.Context, req *runlet.ModelRequest) runlettest.Reply {
+		n := turn(req)
+		ri, _ := runlet.RunInfoFrom(ctx)
+		log.add("bench:%s:%d:%d:%s", ri.RunID, n, time.Now().UnixNano(), worker)
+		if n < benchTurns {
+			return runlettest.ToolCallReply(runlettest.Call(fmt.Sprintf("e%d", n), "echo", `{"city":"x"}`))
+		}
+		return runlettest.TextReply("done")
+	}}
+	echo := runlet.NewTool("echo", "Echoes.", func(_ context.Context, in cityArgs) (string, error) { return in.City, nil })
 	return []*runlet.Agent{
+		{Name: "bench", Model: bench, Tools: []runlet.Tool{echo}},
 		{Name: "typed", Model: typed, Tools: []runlet.Tool{slow}},
 		{Name: "trip", Model: trip, Tools: []runlet.Tool{weather, hold}},
 		{Name: "mailer", Model: mailer, Tools: []runlet.Tool{mail}},
