@@ -91,10 +91,8 @@ import (
 //     {"verbosity": "low"}; ModelRequest.OutputSchema fills text.format
 //     (json_schema, strict when the schema can be made strict) unless the
 //     option sets it.
-//   - "tools" (list of objects): built-in tools, such as
-//     [{"type": "web_search"}], sent after the function tools of
-//     ModelRequest.Tools. The model runs them on OpenAI's side; their output
-//     items are not translated, only the text the model writes from them.
+//   - "tools" (list of objects): more tools, sent as given after the
+//     function tools of ModelRequest.Tools and the hosted tools (below).
 //
 // The other documented keys of the API, such as "truncation",
 // "service_tier", "metadata", "parallel_tool_calls", "max_tool_calls",
@@ -115,8 +113,9 @@ import (
 // as TextPart (ItemID the message item ID), function_call items as ToolCallPart (ID is the call_id, ItemID
 // the item ID), reasoning items as ReasoningPart (Text is the summary text,
 // parts joined by a blank line, or the raw reasoning text when there is no
-// summary; Encrypted is encrypted_content; ID the item ID). Items of other
-// types (built-in tools) are not translated. The finish reason is
+// summary; Encrypted is encrypted_content; ID the item ID), the items of
+// built-in tools as runlet.HostedToolPart (below). Items of other types
+// are not translated. The finish reason is
 // tool_calls when there are function calls, length or content_filter for an
 // incomplete response, refusal for a refusal, and stop otherwise. A failed
 // response, an "error" event, or a stream that ends before its terminal event
@@ -126,6 +125,40 @@ import (
 // replayed reasoning item goes back as that output message, with its item
 // ID, so the pair stays valid statelessly; other assistant text goes back as
 // a plain assistant message.
+//
+// # Built-in tools and citations
+//
+// ModelRequest.HostedTools are declared after the function tools:
+// runlet.HostedWebSearch as {"type": "web_search"} and
+// runlet.HostedCodeExecution as {"type": "code_interpreter", "container":
+// {"type": "auto"}}, each with the HostedTool's Options merged in
+// (search_context_size, user_location, filters, container, ...), and
+// include gains web_search_call.action.sources and
+// code_interpreter_call.outputs so that their items are complete. A
+// Declaration whose Provider is this adapter's name is sent as given
+// (file_search, image_generation, mcp, ...); another provider's is left
+// out. runlet.HostedWebFetch, which the API does not offer, is an
+// ErrInvalidRequest.
+//
+// Output items of OpenAI-run tools (web_search_call, file_search_call,
+// code_interpreter_call, image_generation_call, mcp_call, mcp_list_tools)
+// become runlet.HostedToolParts, the item as received in Raw: ID is the
+// item ID, Name the item type, Input the web search's action, the code or
+// the file search's queries, Output the code's logs, Sources the web
+// search's sources (with the include above) or the file search's results;
+// a failed item IsError. Usage.WebSearchRequests counts the
+// web_search_call items. The annotations of output_text (url_citation,
+// file_citation, container_file_citation, file_path) become
+// TextPart.Citations, the annotation in Raw, the API's character indexes
+// turned into byte offsets of the part's text (a file_citation's index is
+// a point: Start equals End).
+//
+// On the next turn this adapter's HostedToolParts go back as their items,
+// unchanged, after the reasoning item they followed, and the annotations
+// of a text part sent as an output message (the text that followed a
+// replayed reasoning item) go back with it. Another provider's
+// HostedToolPart is sent as assistant text (its Text()), and its citations
+// are dropped.
 //
 // # Errors and retries
 //

@@ -141,6 +141,8 @@ func (m *Responses) replayedReasoning(parts []runlet.Part, store bool) []bool {
 			next = n.Provider == m.r.name && n.ItemID != ""
 		case runlet.TextPart:
 			next = n.Provider == m.r.name && n.ItemID != ""
+		case runlet.HostedToolPart:
+			_, next = m.respHostedItems(n)
 		case runlet.ReasoningPart:
 			next = keep != nil && keep[i+1]
 		}
@@ -177,7 +179,7 @@ func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool)
 				// back as that output item, with its ID, so they pair.
 				flush()
 				items = append(items, respOutputMessage{Type: "message", Role: "assistant", ID: p.ItemID, Status: "completed",
-					Content: []respOutputText{{Type: "output_text", Text: p.Text, Annotations: []any{}, Logprobs: []any{}}}})
+					Content: []respOutputText{{Type: "output_text", Text: p.Text, Annotations: m.respSentAnnotations(p.Citations), Logprobs: []any{}}}})
 				paired = false
 				continue
 			}
@@ -196,6 +198,22 @@ func (m *Responses) appendAssistant(items []any, msg runlet.Message, store bool)
 				r.Summary = append(r.Summary, respInputText{Type: "summary_text", Text: p.Text})
 			}
 			items = append(items, r)
+		case runlet.HostedToolPart:
+			// This adapter's built-in tool items go back as received;
+			// another provider's (or damaged ones) as assistant text.
+			hosted, ok := m.respHostedItems(p)
+			if !ok {
+				if text.Len() > 0 {
+					text.WriteString("\n")
+				}
+				text.WriteString(p.Text())
+				continue
+			}
+			flush()
+			for _, it := range hosted {
+				items = append(items, it)
+			}
+			paired = false
 		case runlet.ToolCallPart:
 			flush()
 			if p.ID == "" || p.Name == "" {

@@ -229,6 +229,20 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 	if w.Model == "" {
 		return respBuilt{}, m.invalid(`no model: set Config.Model or the "model" option`, nil)
 	}
+	if len(req.HostedTools) > 0 {
+		hosted, include, err := m.respHostedTools(req.HostedTools)
+		if err != nil {
+			return respBuilt{}, m.invalid("hosted tools", err)
+		}
+		if len(hosted) > 0 {
+			extraTools = append(hosted, extraTools...)
+		}
+		for _, v := range include {
+			if !slices.Contains(w.Include, v) {
+				w.Include = append(w.Include, v)
+			}
+		}
+	}
 	// The neutral setting, unless the "reasoning" option replaces it.
 	if rs := req.Reasoning; (rs.Effort != "" || rs.Summary) && !reasoning {
 		w.Reasoning.Effort = string(rs.Effort)
@@ -265,7 +279,7 @@ func (m *Responses) build(req *runlet.ModelRequest, stream, fast bool) (respBuil
 		w.Include = append(w.Include, respIncludeEncrypted)
 	}
 
-	if fast && overlay == nil && w.Text == nil && extraTools == nil {
+	if fast && overlay == nil && w.Text == nil && extraTools == nil && !respHistoryHasHosted(msgs) {
 		body, err := m.write(&w, req, msgs, strict)
 		if err != nil {
 			return respBuilt{}, err

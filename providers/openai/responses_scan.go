@@ -1,6 +1,10 @@
 package openai
 
-import "github.com/runlet/runlet/internal/jsonscan"
+import (
+	"encoding/json"
+
+	"github.com/runlet/runlet/internal/jsonscan"
+)
 
 // A fast path for the events of a Responses stream, such as
 //
@@ -128,7 +132,7 @@ func respEventType(b []byte) string {
 var (
 	respBodyFields       = []string{"id", "model", "status", "output", "usage", "incomplete_details", "error"}
 	respItemFields       = []string{"type", "id", "content", "summary", "encrypted_content", "call_id", "name", "arguments"}
-	respPartFields       = []string{"type", "text", "refusal"}
+	respPartFields       = []string{"type", "text", "refusal", "annotations"}
 	respUsageFields      = []string{"input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details"}
 	respIncompleteFields = []string{"reason"}
 )
@@ -262,10 +266,12 @@ func (b *respBodyScan) usage(u *respUsage) bool {
 	})
 }
 
+// item reads an output item; a hosted tool's, kept whole, is left to
+// encoding/json.
 func (b *respBodyScan) item(it *respOutItem) bool {
 	s := b.s
 	var seen uint8
-	return s.Object(func(key []byte) bool {
+	ok := s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return b.status(&it.Type)
@@ -286,6 +292,7 @@ func (b *respBodyScan) item(it *respOutItem) bool {
 		}
 		return s.SkipUnless(key, respItemFields)
 	})
+	return ok && !respHostedItem(it.Type)
 }
 
 // parts reads a list of content or summary parts.
@@ -310,6 +317,18 @@ func (b *respBodyScan) parts(dst *[]respOutPart) bool {
 				return s.StrField(&p.Text)
 			case "refusal":
 				return s.StrField(&p.Refusal)
+			case "annotations":
+				// None: as encoding/json reads them; citations are left
+				// to encoding/json.
+				if s.Null() {
+					p.Annotations = nil
+					return true
+				}
+				if s.Peek() != '[' || !s.Array(func() bool { return false }) {
+					return false
+				}
+				p.Annotations = []json.RawMessage{}
+				return true
 			}
 			return s.SkipUnless(key, respPartFields)
 		})

@@ -125,7 +125,10 @@ func TestRespScanBodyShapes(t *testing.T) {
 		{"raw reasoning", `{"status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[],"content":[{"type":"reasoning_text","text":"t"}]}]}`, true},
 		{"incomplete", `{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"cut"}]}]}`, true},
 		{"no status", `{"id":"r","output":[]}`, true},
-		{"other items", `{"status":"completed","output":[{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}},{"type":"message","content":[{"type":"output_text","text":"x"}]}]}`, true},
+		{"other items", `{"status":"completed","output":[{"type":"computer_call","id":"cu_1","status":"completed","action":{"type":"click"}},{"type":"message","content":[{"type":"output_text","text":"x"}]}]}`, true},
+		{"empty annotations", `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"x","annotations":[]}]}]}`, true},
+		{"hosted tool item", `{"status":"completed","output":[{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}}]}`, false},
+		{"annotations", `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"x","annotations":[{"type":"url_citation"}]}]}]}`, false},
 		{"nulls", `{"id":null,"status":"completed","usage":null,"output":[{"type":"message","id":null,"content":null,"summary":null}]}`, true},
 		{"repeated scalar", `{"status":"in_progress","status":"completed","output":[]}`, true},
 

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -51,12 +52,26 @@ type respOutItem struct {
 	CallID           string        `json:"call_id"`           // function_call
 	Name             string        `json:"name"`              // function_call
 	Arguments        string        `json:"arguments"`         // function_call
+	// Raw is a hosted tool's item as received (see responses_hosted.go).
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the item and keeps a hosted tool's item whole.
+func (it *respOutItem) UnmarshalJSON(data []byte) error {
+	type plain respOutItem
+	err := json.Unmarshal(data, (*plain)(it))
+	if respHostedItem(it.Type) {
+		it.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
+	}
+	return err
 }
 
 type respOutPart struct {
 	Type    string `json:"type"`
 	Text    string `json:"text"`
 	Refusal string `json:"refusal"`
+	// Annotations of output_text: citations (see respCitations).
+	Annotations []json.RawMessage `json:"annotations"`
 }
 
 // Output item types the adapter translates.
@@ -79,7 +94,7 @@ func respDecodeItem(raw []byte, it *respOutItem) error {
 		switch it.Type {
 		case respItemMessage, respItemFunctionCall, respItemReasoning:
 		default:
-			*it = respOutItem{Type: it.Type, ID: it.ID}
+			*it = respOutItem{Type: it.Type, ID: it.ID, Raw: it.Raw}
 			if it.Type == "" {
 				it.Type = "unknown"
 			}
@@ -145,7 +160,9 @@ type respItem struct {
 	announced bool // a tool-call delta with ID and name was emitted
 	encrypted string
 	refusal   bool
-	done      bool // the final item was seen; text is final
+	done      bool              // the final item was seen; text is final
+	raw       json.RawMessage   // a hosted tool's item
+	citations []runlet.Citation // a message's annotations
 }
 
 // respText is a strings.Builder that can also hold a whole string without
@@ -312,6 +329,11 @@ func (a *respAssembler) addFinal(index int, w *respOutItem) {
 	switch w.Type {
 	case respItemMessage, respItemFunctionCall, respItemReasoning:
 	default:
+		if respHostedItem(w.Type) && len(w.Raw) > 0 {
+			if it := a.get(index, w.Type); it.typ == w.Type && !it.done {
+				it.done, it.id, it.raw = true, w.ID, w.Raw
+			}
+		}
 		return
 	}
 	it := a.get(index, w.Type)
@@ -334,6 +356,9 @@ func (a *respAssembler) addFinal(index int, w *respOutItem) {
 	}
 	if w.Type == respItemReasoning {
 		it.encrypted = w.EncryptedContent
+	}
+	if w.Type == respItemMessage {
+		it.citations = respCitations(a.provider, w.Content)
 	}
 	cur := it.text.String()
 	var rest string
@@ -382,12 +407,12 @@ func (a *respAssembler) finish(w *respResponse) error {
 func (a *respAssembler) response(w *respResponse) *runlet.ModelResponse {
 	slices.SortStableFunc(a.items, func(x, y *respItem) int { return x.index - y.index })
 	msg := runlet.Message{Role: runlet.RoleAssistant, Parts: make([]runlet.Part, 0, len(a.items))}
-	calls, refusal := false, false
+	calls, refusal, searches := false, false, 0
 	for _, it := range a.items {
 		switch it.typ {
 		case respItemMessage:
 			if it.text.Len() > 0 {
-				msg.Parts = append(msg.Parts, runlet.TextPart{Text: it.text.String(), ItemID: it.id, Provider: a.provider})
+				msg.Parts = append(msg.Parts, runlet.TextPart{Text: it.text.String(), ItemID: it.id, Provider: a.provider, Citations: it.citations})
 			}
 			refusal = refusal || it.refusal
 		case respItemFunctionCall:
@@ -407,6 +432,13 @@ func (a *respAssembler) response(w *respResponse) *runlet.ModelResponse {
 			msg.Parts = append(msg.Parts, runlet.ReasoningPart{
 				Text: it.text.String(), Encrypted: it.encrypted, ID: it.id, Provider: a.provider,
 			})
+		default:
+			if len(it.raw) > 0 {
+				msg.Parts = append(msg.Parts, respHostedPart(a.provider, it.raw))
+				if it.typ == "web_search_call" {
+					searches++
+				}
+			}
 		}
 	}
 	out := &runlet.ModelResponse{Message: msg, ID: w.ID, Model: w.Model}
@@ -424,6 +456,7 @@ func (a *respAssembler) response(w *respResponse) *runlet.ModelResponse {
 		}
 	}
 	out.Usage.Requests = 1
+	out.Usage.WebSearchRequests = searches
 	switch {
 	case w.Status == "incomplete":
 		out.FinishReason = runlet.FinishOther
