@@ -26,7 +26,9 @@ for mod in ../examples/*/go.mod; do
   [ -e "$mod" ] || continue
   dir=$(dirname "$mod")
   echo "cloud/ci.sh: $dir"
-  (cd "$dir" && go vet ./... && go test -race ./...)
+  # -mod=mod: the example's go.sum may lag behind a dependency the cloud
+  # module added since; the proxy fills it in rather than failing CI.
+  (cd "$dir" && GOFLAGS=-mod=mod go vet ./... && GOFLAGS=-mod=mod go test -race ./...)
 done
 
 echo "cloud/ci.sh: done in $((SECONDS - start)) s"

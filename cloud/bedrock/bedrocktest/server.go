@@ -6,10 +6,10 @@
 // SigV4 signature that the server recomputes from the request with the
 // test credentials, or a Bedrock API key, else it is refused with 403.
 //
-//	srv := bedrocktest.NewServer()
+//	srv := bedrocktest.NewServer(runlettest.WireReply{Text: "Hello!"})
 //	defer srv.Close()
-//	srv.EnqueueReplies(runlettest.WireReply{Text: "Hello!"})
-//	model, err := bedrock.New(ctx, srv.Config("amazon.nova-micro-v1:0"))
+//	model, err := bedrock.New(ctx, bedrock.Config{Model: "amazon.nova-micro-v1:0",
+//		BaseURL: srv.URL, Region: bedrocktest.Region, Credentials: srv.Credentials()})
 //
 // Server implements runlettest.WireServer, so modeltest.Run and every
 // test scripted with provider-neutral replies run against it.
@@ -48,7 +48,6 @@ type Server struct {
 	responder func(runlettest.WireRequest) runlettest.WireReply
 	secret    string
 	apiKey    string
-	n         int
 	// Now is the server's clock for the signature's skew check; nil means
 	// time.Now.
 	Now func() time.Time
@@ -236,7 +235,6 @@ func route(r *http.Request) (model string, stream, ok bool) {
 // next returns the reply for a request.
 func (s *Server) next(req runlettest.WireRequest) (runlettest.WireReply, bool) {
 	s.mu.Lock()
-	s.n++
 	if len(s.queue) > 0 {
 		r := s.queue[0]
 		s.queue = s.queue[1:]
