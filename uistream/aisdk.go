@@ -427,7 +427,7 @@ func (e *uiEncoder) finish(w *frameWriter, reason string, res *runlet.Result) er
 type uiMetadata struct {
 	RunID  string          `json:"runId,omitempty"`
 	Status runlet.RunState `json:"status,omitempty"`
-	Usage  runlet.Usage    `json:"usage"`
+	Usage  runlet.Usage    `json:"usage,omitzero"`
 	Cost   *runlet.Cost    `json:"cost,omitempty"` // unset when no call was priced
 	Turns  int             `json:"turns,omitempty"`
 }
