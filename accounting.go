@@ -14,16 +14,17 @@ import (
 const PurposeAgent = "agent"
 
 // CallModel makes a model call on behalf of the run ctx belongs to, as a
-// Preparer does to summarise or classify: the call is counted in the run's
+// Preparer does to summarise, or a Guardrail's check to classify: the call is counted in the run's
 // usage (Result.Usage, and Result.UsageByPurpose under purpose), checked
 // against its usage limits (an error wrapping ErrUsageLimit stops the run
 // with that limit's policy), and reported as ModelStarted and ModelFinished
 // events labelled with purpose. Nothing that costs tokens is invisible.
 //
-// Outside a Preparer's Prepare it simply calls m.Generate.
+// A check's calls are also labelled with the check (ModelStarted.Check).
+// Outside a Preparer's Prepare or a check it simply calls m.Generate.
 func CallModel(ctx context.Context, purpose string, m Model, req *ModelRequest) (*ModelResponse, error) {
-	if r, ok := ctx.Value(guardKey{}).(*run); ok {
-		return r.guardModel(ctx, purpose, m, req)
+	if gc, ok := ctx.Value(guardKey{}).(*guardCall); ok {
+		return gc.model(ctx, purpose, m, req)
 	}
 	ri := runInfo(ctx)
 	if ri == nil || ri.run == nil {

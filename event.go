@@ -90,9 +90,16 @@ type ContextPrepared struct {
 // ModelStarted carries the request exactly as it goes to the model, after
 // preparers and hooks. Purpose is PurposeAgent for the agent's turn, or what
 // a preparer's call is for (see CallModel).
+//
+// Check names the guardrail check that made the call, if one did (see
+// Guardrail): the guardrail's name, the stage and, for a tool stage, the
+// call's ID, joined by "/". Checks run concurrently with the agent's model
+// call and with each other, never two of the same Check at once: Purpose
+// and Check pair a ModelStarted with its ModelFinished.
 type ModelStarted struct {
 	EventHeader
 	Purpose string        `json:"purpose,omitempty"`
+	Check   string        `json:"check,omitempty"`
 	Request *ModelRequest `json:"request"`
 }
 
@@ -117,12 +124,13 @@ type ToolCallDelta struct {
 	Delta string `json:"delta,omitempty"`
 }
 
-// ModelFinished carries the model's complete response; Purpose is as in
-// ModelStarted. Cost is the call's, from the run's price table (see
+// ModelFinished carries the model's complete response; Purpose and Check
+// are as in ModelStarted. Cost is the call's, from the run's price table (see
 // WithPrices): unpriced when the table has no price for Response.Model.
 type ModelFinished struct {
 	EventHeader
 	Purpose  string         `json:"purpose,omitempty"`
+	Check    string         `json:"check,omitempty"`
 	Response *ModelResponse `json:"response"`
 	Cost     Cost           `json:"cost"`
 	Duration time.Duration  `json:"duration_ns"`

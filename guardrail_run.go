@@ -19,7 +19,7 @@ import (
 type runGuard struct {
 	// guardMu serialises what the checks' model calls add to the agent's
 	// usage and cost: checks run on goroutines of their own, while the run
-	// goroutine waits for them (see guardModel).
+	// goroutine waits for them (see guardCall.model).
 	guardMu sync.Mutex
 	// muted says a tripwire of this agent was emitted: later deltas are
 	// dropped, so nothing of the answer reaches anyone after it. Guarded by
@@ -38,8 +38,22 @@ type runGuard struct {
 	tripped error
 }
 
-// guardKey marks a check's context: CallModel finds its run by it.
+// guardKey marks a check's context: CallModel finds its *guardCall by it.
 type guardKey struct{}
+
+// guardCall is the check a context belongs to.
+type guardCall struct {
+	r     *run
+	check string // see ModelStarted.Check
+}
+
+// checkID is what ModelStarted.Check says of a check.
+func checkID(g *Guardrail, stage GuardrailStage, callID string) string {
+	if callID == "" {
+		return g.Name + "/" + string(stage)
+	}
+	return g.Name + "/" + string(stage) + "/" + callID
+}
 
 // guardrails returns the guardrails checking stage: the run's (at the
 // top for input and output, everywhere for tools), then the agent's.
@@ -83,7 +97,7 @@ type checkFunc func(ctx context.Context, g *Guardrail) (GuardrailVerdict, error)
 // recovering a panic. It judges the outcome and reports it (see judge).
 func (r *run) runCheck(ctx context.Context, g *Guardrail, stage GuardrailStage, callID string, check checkFunc) (GuardrailVerdict, error) {
 	start := time.Now()
-	cctx := context.WithValue(ctx, guardKey{}, r)
+	cctx := context.WithValue(ctx, guardKey{}, &guardCall{r: r, check: checkID(g, stage, callID)})
 	cancel := context.CancelFunc(func() {})
 	if g.Timeout > 0 {
 		cctx, cancel = context.WithTimeout(cctx, g.Timeout)
@@ -235,14 +249,15 @@ func (r *run) emitTrip(ev *GuardrailChecked) {
 	r.send(ev, nil, true)
 }
 
-// guardModel is CallModel from a check: accounted, limited and reported
+// model is CallModel from a check: accounted, limited and reported
 // as the run's preparers' calls are, safely from the check's goroutine.
-func (r *run) guardModel(ctx context.Context, purpose string, m Model, req *ModelRequest) (*ModelResponse, error) {
+func (gc *guardCall) model(ctx context.Context, purpose string, m Model, req *ModelRequest) (*ModelResponse, error) {
+	r := gc.r
 	if err := r.requestAllowed(); err != nil {
 		return nil, err
 	}
 	if r.watched {
-		r.emit(&ModelStarted{Purpose: purpose, Request: req})
+		r.emit(&ModelStarted{Purpose: purpose, Check: gc.check, Request: req})
 	}
 	start := time.Now()
 	resp, err := m.Generate(ctx, req)
@@ -256,7 +271,7 @@ func (r *run) guardModel(ctx context.Context, purpose string, m Model, req *Mode
 	_, cost := r.account(purpose, resp)
 	r.guardMu.Unlock()
 	if r.watched {
-		r.emit(&ModelFinished{Purpose: purpose, Response: resp, Cost: cost, Duration: time.Since(start)})
+		r.emit(&ModelFinished{Purpose: purpose, Check: gc.check, Response: resp, Cost: cost, Duration: time.Since(start)})
 	}
 	if err := r.tokensLeft(); err != nil {
 		return nil, err

@@ -546,3 +546,35 @@ func TestNestedAgentGuardrails(t *testing.T) {
 		t.Fatalf("run.failed = %+v", f)
 	}
 }
+
+// Guardrail events reach the JSONL and slog observers, and read back.
+func TestGuardrailEventsInObservers(t *testing.T) {
+	var jsonl, logs strings.Builder
+	jo := runlet.NewJSONLObserver(&lockedWriter{w: &jsonl})
+	model := runlettest.NewModel(runlettest.TextReply("the secret is 42"))
+	model.ChunkSize = 4
+	rt := runlet.NewRuntime(runlet.WithObservers(jo, runlet.NewSlogObserver(textLogger(&logs))))
+	_, err := collect(t, rt.Stream(context.Background(), &runlet.Agent{Model: model}, "hi", runlet.WithGuardrails(noSecret("leak"))))
+	wantTrip(t, err, "leak", runlet.GuardOutput)
+	var got []string
+	for line := range strings.Lines(jsonl.String()) {
+		ev, err := runlet.UnmarshalEvent([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		switch e := ev.(type) {
+		case *runlet.GuardrailChecked:
+			got = append(got, e.Guardrail+" "+string(e.Action)+" "+e.Message)
+		case *runlet.OutputWithdrawn:
+			got = append(got, "withdrawn "+e.Guardrail)
+		}
+	}
+	if !slices.Equal(got, []string{"leak trip leaks a secret", "withdrawn leak"}) {
+		t.Fatalf("JSONL guardrail events = %v", got)
+	}
+	for _, want := range []string{`level=WARN msg=guardrail.checked`, `guardrail=leak stage=output action=trip`, `message="leaks a secret"`, `level=WARN msg=output.withdrawn`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("slog lacks %q:\n%s", want, logs.String())
+		}
+	}
+}

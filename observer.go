@@ -87,6 +87,9 @@ func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 		}
 	case *ModelStarted:
 		attrs = append(attrs, slog.Int("messages", len(e.Request.Messages)), slog.Int("tools", len(e.Request.Tools)))
+		if e.Check != "" { // a guardrail's call
+			attrs = append(attrs, slog.String("purpose", e.Purpose), slog.String("check", e.Check))
+		}
 	case *ModelFinished:
 		attrs = append(attrs, slog.String("finish", string(e.Response.FinishReason)),
 			slog.Int("input_tokens", e.Response.Usage.InputTokens), slog.Int("output_tokens", e.Response.Usage.OutputTokens),
@@ -110,6 +113,23 @@ func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 		attrs = append(attrs, slog.Int("turns", e.Result.Turns), slog.Int("total_tokens", e.Result.Usage.TotalTokens))
 	case *RunInterrupted:
 		attrs = append(attrs, slog.Int("pending", len(e.Pending)))
+	case *GuardrailChecked:
+		attrs = append(attrs, slog.String("guardrail", e.Guardrail), slog.String("stage", string(e.Stage)),
+			slog.String("action", string(e.Action)), slog.Duration("duration", e.Duration))
+		if e.CallID != "" {
+			attrs = append(attrs, slog.String("call_id", e.CallID))
+		}
+		if e.Action != GuardrailPass {
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.String("message", e.Message))
+		}
+		if e.Error != "" {
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.String("error", e.Error))
+		}
+	case *OutputWithdrawn:
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.String("guardrail", e.Guardrail), slog.String("stage", string(e.Stage)))
 	case *RunFailed:
 		level = slog.LevelError
 		attrs = append(attrs, slog.String("error", e.Error))

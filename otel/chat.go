@@ -58,14 +58,21 @@ func (o *Observer) modelStarted(e *runlet.ModelStarted) {
 			c.inputMsgs = messagesJSON(req.Messages, "")
 		}
 	}
-	if rs.chat != nil { // unreachable with the runtime: one call at a time
-		rs.chat.span.End(trace.WithTimestamp(e.Time))
+	// The agent's calls come one at a time; a guardrail check's calls may
+	// run beside them, and go under the check's span.
+	parent, slot := rs.ctx, &rs.chat
+	if e.Check != "" {
+		g := o.guard(rs, e.EventHeader, e.Check)
+		parent, slot = g.ctx, &g.chat
 	}
-	_, c.span = o.tracer.Start(rs.ctx, spanName(opChat, c.model),
+	if *slot != nil { // unreachable with the runtime: one call at a time
+		(*slot).span.End(trace.WithTimestamp(e.Time))
+	}
+	_, c.span = o.tracer.Start(parent, spanName(opChat, c.model),
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(e.Time),
 		trace.WithAttributes(attrs...))
-	rs.chat = c
+	*slot = c
 }
 
 func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
@@ -74,11 +81,19 @@ func (o *Observer) modelFinished(ctx context.Context, e *runlet.ModelFinished) {
 		return
 	}
 	defer rs.mu.Unlock()
-	c := rs.chat
+	slot := &rs.chat
+	if e.Check != "" {
+		g := rs.guards[e.Check]
+		if g == nil {
+			return
+		}
+		slot = &g.chat
+	}
+	c := *slot
 	if c == nil {
 		return
 	}
-	rs.chat = nil
+	*slot = nil
 	resp := e.Response
 	if resp == nil {
 		resp = &runlet.ModelResponse{}

@@ -226,6 +226,9 @@ type runState struct {
 	start time.Time
 	chat  *chatState
 	tools map[string][]toolSpan // open tool spans by call ID
+	// guards are the guardrail checks in progress that called a model, by
+	// runlet.ModelStarted.Check
+	guards map[string]*guardSpan
 }
 
 // toolSpan is a tool call in progress.
@@ -329,6 +332,10 @@ func (o *Observer) Observe(ctx context.Context, ev runlet.Event) {
 		o.toolStarted(e)
 	case *runlet.ToolFinished:
 		o.toolFinished(ctx, e)
+	case *runlet.GuardrailChecked:
+		o.guardrailChecked(e)
+	case *runlet.OutputWithdrawn:
+		o.outputWithdrawn(e)
 	case *runlet.ContextPrepared:
 		if e.Changed {
 			o.contextPrepared(e)

@@ -80,6 +80,7 @@ func (o *Observer) finish(ctx context.Context, rs *runState, h runlet.EventHeade
 		}
 	}
 	rs.tools = nil
+	endGuards(rs, h)
 	if c := rs.chat; c != nil {
 		rs.chat = nil
 		et := orDefault(errType, "run_ended")
