@@ -208,3 +208,30 @@ func TestRecordedResponses(t *testing.T) {
 		}
 	})
 }
+
+// Recorded vercel/ai fixtures: an exception as the stream's first message
+// (retryable: ModelStreamErrorException says to retry), and Nova 2's
+// redacted reasoning text.
+func TestRecordedVercelFixtures(t *testing.T) {
+	srv := bedrocktest.NewServer(runlettest.WireReply{Body: recorded(t, "vercel_model_stream_error.eventstream")})
+	defer srv.Close()
+	m := newModel(t, srv, bedrock.Config{MaxRetries: -1})
+	var err error
+	for _, e := range m.Stream(ctx(t), hello()) {
+		if e != nil {
+			err = e
+		}
+	}
+	var perr *runlet.ProviderError
+	if !errors.As(err, &perr) || perr.Code != "ModelStreamErrorException" || perr.Message != "Model Stream Error" || !perr.Retryable || perr.StatusCode != 424 {
+		t.Errorf("error %#v", err)
+	}
+
+	resp, err := replayGenerate(t, "vercel_nova2_high_reasoning.json", bedrock.Config{Model: "us.amazon.nova-2-lite-v1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Reasoning() != "[REDACTED]." || resp.Message.Text() != "ok" || resp.Usage.OutputTokens != 2980 {
+		t.Errorf("reasoning %q text %q usage %+v", resp.Message.Reasoning(), resp.Message.Text(), resp.Usage)
+	}
+}
