@@ -1,6 +1,7 @@
 package uistream_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -216,6 +217,32 @@ func TestAGUIClient(t *testing.T) {
 		}
 		if strings.Contains(s.Error, "sk-live") || strings.Contains(s.Error, "10.0.0.7") {
 			t.Errorf("the client saw the error's own text: %q", s.Error)
+		}
+	})
+
+	t.Run("parts", func(t *testing.T) {
+		chart := runlet.NewTool("chart", "Draw a chart.", func(ctx context.Context, in struct{}) (runlet.ToolOutput, error) {
+			return runlet.ToolOutput{Parts: []runlet.Part{runlet.Text("Here:"), runlet.Image("image/png", []byte("PNG")),
+				runlet.File("r.pdf", "application/pdf", []byte("PDF")), runlet.Audio("audio/wav", []byte("WAV"))}, Structured: []int{1, 2}}, nil
+		})
+		answer := runlettest.TextReply("Sunny.")
+		answer.Response.Message.Parts = []runlet.Part{
+			runlet.HostedToolPart{ID: "srv_1", Kind: runlet.HostedWebSearch, Name: "web_search", Input: json.RawMessage(`{"query":"paris"}`)},
+			runlet.TextPart{Text: "Sunny.", Citations: []runlet.Citation{{URL: "https://w.test", Title: "Weather"}}},
+		}
+		m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("call_1", "chart", `{}`)), answer)
+		agent := &runlet.Agent{Name: "assistant", Model: m, Tools: []runlet.Tool{chart}}
+		srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: agent})
+		s := runAGUIClient(t, srv.URL, "parts")
+		if s.Error != "" {
+			t.Fatalf("run: %v %q", s.Types, s.Error)
+		}
+		for _, msg := range s.Messages {
+			if msg.Role == "tool" {
+				if parts, _ := msg.Content.([]any); len(parts) != 4 {
+					t.Errorf("tool message content %v", msg.Content)
+				}
+			}
 		}
 	})
 

@@ -131,6 +131,8 @@ func (e *aguiEncoder) event(w *frameWriter, ev runlet.Event, err error) error {
 		return e.subagentStarted(w, ev)
 	case *runlet.AgentFinished:
 		return e.subagentFinished(w, s, ev)
+	case *runlet.HostedToolFinished:
+		return e.custom(w, s, ev, "runlet.hosted_tool", aguiHosted(ev.Part))
 	case *runlet.HandoffOccurred:
 		return e.custom(w, s, ev, "runlet.handoff", map[string]string{"from": ev.From, "to": ev.To})
 	case *runlet.OutputPartial:
@@ -351,11 +353,33 @@ func (e *aguiEncoder) modelFinished(w *frameWriter, s *aguiScope, ev *runlet.Mod
 		if err := e.endCalls(w, s, ev); err != nil {
 			return err
 		}
+		if err := e.citations(w, s, ev, msg); err != nil {
+			return err
+		}
 	}
 	return e.custom(w, s, ev, "runlet.usage", map[string]any{
 		"agent": ev.Agent, "purpose": ev.Purpose, "model": modelOf(ev.Response),
 		"usage": usageOf(ev.Response), "cost": ev.Cost,
 	})
+}
+
+// citations sends the citations of the answer's text, for its first text
+// message, as a CUSTOM "runlet.citations" event.
+func (e *aguiEncoder) citations(w *frameWriter, s *aguiScope, ev runlet.Event, msg runlet.Message) error {
+	var cs []runlet.Citation
+	for _, p := range msg.Parts {
+		if t, ok := p.(runlet.TextPart); ok {
+			cs = append(cs, t.Citations...)
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	id := s.turnMsg
+	if len(s.texts) > 0 {
+		id = s.texts[0]
+	}
+	return e.custom(w, s, ev, "runlet.citations", map[string]any{"messageId": id, "citations": aguiCitations(cs)})
 }
 
 func modelOf(r *runlet.ModelResponse) string {
@@ -390,11 +414,14 @@ func (e *aguiEncoder) toolFinished(w *frameWriter, s *aguiScope, ev *runlet.Tool
 		return err
 	}
 	res := aguiToolResult{aguiBase: base("TOOL_CALL_RESULT", ev), SubagentRunID: s.sub, MessageID: e.id(),
-		ToolCallID: ev.Call.ID, Content: ev.Result.Content, Role: "tool"}
-	if ev.Result.IsError {
+		ToolCallID: ev.Call.ID, Content: aguiResultContent(ev.Result), Role: "tool"}
+	if ev.Result.IsError || len(ev.Result.Structured) > 0 {
 		res.Metadata = &aguiResultMeta{}
-		res.Metadata.Runlet.IsError = true
+		res.Metadata.Runlet.IsError = ev.Result.IsError
 		res.Metadata.Runlet.ErrorKind = string(ev.ErrorKind)
+		if len(ev.Result.Structured) > 0 {
+			res.Metadata.Runlet.Structured = jsonValue(ev.Result.Structured)
+		}
 	}
 	if err := w.data(res); err != nil {
 		return err

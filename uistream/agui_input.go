@@ -108,14 +108,14 @@ func aguiHistory(in []AGUIMessage) ([]runlet.Message, error) {
 			if m.ToolCallID == "" {
 				return nil, fmt.Errorf("message %d (tool): toolCallId is missing", i)
 			}
-			content, err := aguiToolContent(m.Content)
+			part, err := aguiToolMessage(m.Content)
 			if err != nil {
 				return nil, fmt.Errorf("message %d (tool): %w", i, err)
 			}
-			if m.Error != "" && content == "" {
-				content = m.Error
+			if m.Error != "" && part.Content == "" {
+				part.Content = m.Error
 			}
-			part := runlet.ToolResultPart{CallID: m.ToolCallID, Name: names[m.ToolCallID], Content: content, IsError: m.Error != ""}
+			part.CallID, part.Name, part.IsError = m.ToolCallID, names[m.ToolCallID], m.Error != ""
 			if n := len(out); n > 0 && out[n-1].Role == runlet.RoleTool {
 				out[n-1].Parts = append(out[n-1].Parts, part)
 			} else {
@@ -180,7 +180,7 @@ func aguiPartOf(p aguiPart) (runlet.Part, error) {
 	if p.Type == "text" {
 		return runlet.TextPart{Text: p.Text}, nil
 	}
-	if p.Type != "image" && p.Type != "document" {
+	if p.Type != "image" && p.Type != "document" && p.Type != "audio" {
 		return nil, fmt.Errorf("%q parts are not supported", p.Type)
 	}
 	if p.Source == nil {
@@ -204,27 +204,38 @@ func aguiPartOf(p aguiPart) (runlet.Part, error) {
 	default:
 		return nil, fmt.Errorf("%s part: %q sources are not supported", p.Type, p.Source.Type)
 	}
-	if p.Type == "image" {
+	switch p.Type {
+	case "image":
 		return runlet.ImagePart{URL: link, MediaType: p.Source.MimeType, Data: data}, nil
+	case "audio":
+		return runlet.AudioPart{URL: link, MediaType: p.Source.MimeType, Data: data}, nil
 	}
 	return runlet.FilePart{URL: link, MediaType: p.Source.MimeType, Data: data}, nil
 }
 
-// aguiToolContent reads a tool message's content as text: a string, or
-// the text of its text parts.
-func aguiToolContent(raw json.RawMessage) (string, error) {
-	parts, err := aguiContentParts(raw)
+// aguiToolMessage reads a tool message's content: a string, or parts. Its
+// Content is the text of the text parts; Parts holds them all when some
+// are not text.
+func aguiToolMessage(raw json.RawMessage) (runlet.ToolResultPart, error) {
+	parts, err := aguiParts(raw)
 	if err != nil {
-		return "", err
+		return runlet.ToolResultPart{}, err
 	}
+	var res runlet.ToolResultPart
 	var b strings.Builder
+	media := false
 	for _, p := range parts {
-		if p.Type != "text" {
-			return "", fmt.Errorf("%q parts in a tool result are not supported", p.Type)
+		if t, ok := p.(runlet.TextPart); ok {
+			b.WriteString(t.Text)
+		} else {
+			media = true
 		}
-		b.WriteString(p.Text)
 	}
-	return b.String(), nil
+	res.Content = b.String()
+	if media {
+		res.Parts = parts
+	}
+	return res, nil
 }
 
 // The interrupt ID names the interrupted Runlet run and the call, each

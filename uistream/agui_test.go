@@ -554,3 +554,87 @@ func TestAGUINestedApproval(t *testing.T) {
 		}
 	}
 }
+
+// A tool's parts reach the page as AG-UI content parts (images, documents
+// and audio inline as base64 or by URL), its structured value in the
+// result's metadata; a provider-hosted tool's call and a text's citations
+// as CUSTOM events.
+func TestAGUIToolPartsHostedToolsCitations(t *testing.T) {
+	chart := runlet.NewTool("chart", "Draw a chart.", func(ctx context.Context, in struct{}) (runlet.ToolOutput, error) {
+		return runlet.ToolOutput{Parts: []runlet.Part{
+			runlet.Text("Here:"), runlet.Image("image/png", []byte("PNG")), runlet.ImageURL("https://x.test/c.png"),
+			runlet.File("r.pdf", "application/pdf", []byte("PDF")), runlet.Audio("audio/wav", []byte("WAV")),
+		}, Structured: map[string]int{"points": 3}}, nil
+	})
+	answer := runlettest.TextReply("Paris is sunny.")
+	answer.Response.Message.Parts = []runlet.Part{
+		runlet.HostedToolPart{ID: "srv_1", Kind: runlet.HostedWebSearch, Name: "web_search", Input: json.RawMessage(`{"query":"paris"}`),
+			Sources: []runlet.Citation{{URL: "https://w.test", Title: "Weather"}}, Provider: "anthropic", Raw: json.RawMessage(`[{"secret":"enc"}]`)},
+		runlet.TextPart{Text: "Paris is sunny.", Citations: []runlet.Citation{{URL: "https://w.test", Title: "Weather", CitedText: "sunny", Provider: "anthropic", Raw: json.RawMessage(`{"encrypted_index":"x"}`)}}},
+	}
+	m := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("call_1", "chart", `{}`)), answer)
+	agent := &runlet.Agent{Name: "assistant", Model: m, Tools: []runlet.Tool{chart}}
+	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: agent})
+	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "Chart?")}))
+
+	res := aguiFind(events, "TOOL_CALL_RESULT")
+	if len(res) != 1 {
+		t.Fatalf("events %v", aguiTypes(events))
+	}
+	got, _ := json.Marshal(res[0]["content"])
+	want := `[{"text":"Here:","type":"text"},` +
+		`{"source":{"mimeType":"image/png","type":"data","value":"UE5H"},"type":"image"},` +
+		`{"source":{"type":"url","value":"https://x.test/c.png"},"type":"image"},` +
+		`{"source":{"mimeType":"application/pdf","type":"data","value":"UERG"},"type":"document"},` +
+		`{"source":{"mimeType":"audio/wav","type":"data","value":"V0FW"},"type":"audio"}]`
+	if string(got) != want {
+		t.Errorf("content\n got %s\nwant %s", got, want)
+	}
+	if meta, _ := json.Marshal(res[0]["metadata"]); string(meta) != `{"runlet":{"structured":{"points":3}}}` {
+		t.Errorf("metadata %s", meta)
+	}
+	custom := map[string]string{}
+	for _, ev := range aguiFind(events, "CUSTOM") {
+		b, _ := json.Marshal(ev["value"])
+		custom[ev["name"].(string)] = string(b)
+	}
+	if got := custom["runlet.hosted_tool"]; got != `{"id":"srv_1","input":{"query":"paris"},"kind":"web_search","name":"web_search","sources":[{"title":"Weather","url":"https://w.test"}]}` {
+		t.Errorf("hosted tool %s", got)
+	}
+	textID := aguiFind(events, "TEXT_MESSAGE_START")[0]["messageId"].(string)
+	if got := custom["runlet.citations"]; got != `{"citations":[{"citedText":"sunny","title":"Weather","url":"https://w.test"}],"messageId":"`+textID+`"}` {
+		t.Errorf("citations %s", got)
+	}
+}
+
+// The page's parts reach the model: a user's image, document and audio,
+// and a tool message's parts (a frontend's tool result with an image).
+func TestAGUIInputParts(t *testing.T) {
+	m := runlettest.NewModel(runlettest.TextReply("Nice."))
+	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: aguiAgent(m)})
+	aguiPost(t, srv.URL, aguiInput("r1", []string{
+		aguiUser("u0", "Show me"),
+		`{"id":"a0","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`,
+		`{"id":"t0","role":"tool","toolCallId":"c1","content":[{"type":"text","text":"map:"},{"type":"image","source":{"type":"url","value":"https://x.test/m.png"}}]}`,
+		`{"id":"u1","role":"user","content":[{"type":"text","text":"And these?"},` +
+			`{"type":"image","source":{"type":"data","value":"UE5H","mimeType":"image/png"}},` +
+			`{"type":"document","source":{"type":"url","value":"https://x.test/r.pdf","mimeType":"application/pdf"}},` +
+			`{"type":"audio","source":{"type":"data","value":"V0FW","mimeType":"audio/wav"}}]}`,
+	}))
+	msgs := m.Requests()[0].Messages
+	if len(msgs) != 4 {
+		t.Fatalf("messages %v", msgs)
+	}
+	res := msgs[2].Parts[0].(runlet.ToolResultPart)
+	if img, _ := res.Parts[len(res.Parts)-1].(runlet.ImagePart); res.Content != "map:" || len(res.Parts) != 2 || img.URL != "https://x.test/m.png" {
+		t.Errorf("tool result %+v", res)
+	}
+	in := msgs[3].Parts
+	img, _ := in[1].(runlet.ImagePart)
+	doc, _ := in[2].(runlet.FilePart)
+	audio, _ := in[3].(runlet.AudioPart)
+	if len(in) != 4 || string(img.Data) != "PNG" || img.MediaType != "image/png" || doc.URL != "https://x.test/r.pdf" ||
+		string(audio.Data) != "WAV" || audio.MediaType != "audio/wav" {
+		t.Errorf("user parts %+v", in)
+	}
+}

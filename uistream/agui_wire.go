@@ -184,11 +184,13 @@ type aguiToolResult struct {
 	Metadata      *aguiResultMeta `json:"metadata,omitempty"`
 }
 
-// aguiResultMeta marks an error result, which the event has no field for.
+// aguiResultMeta holds what a result has and the event has no field for:
+// that it is an error, and the tool's structured value.
 type aguiResultMeta struct {
 	Runlet struct {
-		IsError   bool   `json:"isError"`
-		ErrorKind string `json:"errorKind,omitempty"`
+		IsError    bool            `json:"isError,omitempty"`
+		ErrorKind  string          `json:"errorKind,omitempty"`
+		Structured json.RawMessage `json:"structured,omitempty"`
 	} `json:"runlet"`
 }
 

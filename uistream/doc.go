@@ -151,9 +151,10 @@
 // are the run's input and the messages before them its history, read as
 // the AI SDK's are: system, developer, reasoning and activity messages
 // and messages of sub-agents (subagentRunId) are dropped, tool messages
-// become tool results (error set: an error result). User content parts
-// may be text, and images and documents inline (base64 "data") or by
-// http(s) URL; others are refused with 400. context entries reach the
+// become tool results (error set: an error result). Content parts may be
+// text, and images, documents and audio inline (base64 "data") or by
+// http(s) URL, in user and tool messages; others (video, provider file
+// handles) are refused with 400. context entries reach the
 // model as text at the head of the user's message ("Context from the
 // application:"), never as instructions. tools (frontend tools) and
 // forwardedProps are not used: the server's agent owns its tools.
@@ -180,11 +181,19 @@
 //	                                   the turn's assistant message} once the call's ID and name are
 //	                                   known, TOOL_CALL_ARGS per fragment
 //	ModelFinished (agent's turn)       the text, reasoning and calls of a model that does not stream,
-//	                                   TOOL_CALL_END per call; then, for every purpose,
+//	                                   TOOL_CALL_END per call, CUSTOM "runlet.citations" {messageId,
+//	                                   citations: [{url, title, fileId, citedText, start, end}]}
+//	                                   when the text cites sources; then, for every purpose,
 //	                                   CUSTOM "runlet.usage" {agent, purpose, model, usage, cost}
-//	ToolFinished                       TOOL_CALL_RESULT {toolCallId, content, role: "tool"}, with
-//	                                   metadata {runlet: {isError, errorKind}} for an error result;
-//	                                   then STATE_DELTA when the shared state changed
+//	HostedToolFinished                 CUSTOM "runlet.hosted_tool" {id, kind, name, input, output,
+//	                                   sources, isError} (a provider-hosted tool: no AG-UI tool call,
+//	                                   which the page would send back as the agent's own)
+//	ToolFinished                       TOOL_CALL_RESULT {toolCallId, role: "tool", content: the text,
+//	                                   or, for a result with parts, its parts (text, and image,
+//	                                   document, audio with a "data" (base64) or "url" source)},
+//	                                   metadata {runlet: {isError, errorKind, structured}} for an
+//	                                   error result or a structured value; then STATE_DELTA when
+//	                                   the shared state changed
 //	AgentStarted (depth > 0)           SUBAGENT_STARTED {subagentRunId: call path, name: agent,
 //	                                   parentToolCallId, parentSubagentRunId}
 //	AgentFinished                      SUBAGENT_FINISHED {outcome: success | suspended

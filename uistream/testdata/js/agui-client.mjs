@@ -124,6 +124,7 @@ switch (scenario) {
     break;
   }
   case 'error':
+  case 'parts':
   case 'subagent': {
     const agent = newAgent({ initialMessages: [{ id: 'u1', role: 'user', content: 'Hello' }] });
     Object.assign(summary, await run(agent));
