@@ -40,7 +40,8 @@
 //     its output. With
 //     Options.Session the history is the server's own, the session's in
 //     the Runtime's store (runlet.WithStore), and the client sends only
-//     the new message that counts.
+//     the new message that counts (useChat's regenerate then adds a new
+//     answer after the old one, which the session keeps).
 //   - Body size: Options.MaxBodyBytes (DefaultMaxBodyBytes); a larger body
 //     is answered 413 before anything runs.
 //   - CORS: none by default, so only pages of the handler's own origin can
