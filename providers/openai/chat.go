@@ -99,6 +99,24 @@ import (
 // (prompt_tokens_details, or DeepSeek's prompt_cache_hit_tokens). The
 // response ID and model are kept.
 //
+// # Hosted web search and citations
+//
+// A runlet.HostedWebSearch in ModelRequest.HostedTools becomes
+// "web_search_options" (its Options as the object, {} without any; only the
+// search models take it). The API has no other hosted tool: code
+// execution and URL fetch are an ErrInvalidRequest (the Responses API has
+// code execution). A HostedTool Declaration whose Provider is this
+// adapter's name (a preset's, such as "openrouter" with
+// {"type": "openrouter:web_search"}) is sent in "tools" before the
+// function tools; another provider's is left out. The message's
+// url_citation annotations (and a stream's delta.annotations, which
+// OpenRouter sends) become Citations of the answer's TextPart, the
+// character indexes turned into byte offsets (none, as OpenRouter sends:
+// the whole text); usage.server_tool_use_details.web_search_requests
+// (OpenRouter) is Usage.WebSearchRequests. Annotations do not go back (an
+// assistant message of the request has none), and another provider's
+// HostedToolPart in the history is sent as assistant text (its Text()).
+//
 // # Reasoning
 //
 // Compatible servers stream their reasoning in "reasoning_content"

@@ -51,6 +51,8 @@ type chatControl struct {
 	sendReasoning    string
 	thinkTags        bool
 	instructionsRole string
+	webSearch        json.RawMessage   // web_search_options, from a hosted web search
+	hostedDecls      []json.RawMessage // pass-through tool declarations
 }
 
 // buildRequest encodes req; a request it cannot build is a
@@ -124,6 +126,10 @@ func (m *ChatCompletions) build(req *runlet.ModelRequest, stream bool) (chatBuil
 		}
 	}
 	slices.Sort(extra)
+	var err error
+	if ctl.webSearch, ctl.hostedDecls, err = chatHostedTools(req.HostedTools, m.r.name); err != nil {
+		return chatBuilt{}, err
+	}
 	body, err := chatWrite(req, m.r.name, &ctl, stream, extra)
 	if err != nil {
 		return chatBuilt{}, err

@@ -29,7 +29,9 @@ type chatRespMsg struct {
 	chatTexts
 	// ReasoningDetails is kept as received (OpenRouter and others).
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
-	ToolCalls        []chatRespCall  `json:"tool_calls"`
+	// Annotations are a web search's url_citation annotations.
+	Annotations json.RawMessage `json:"annotations"`
+	ToolCalls   []chatRespCall  `json:"tool_calls"`
 	// ExtraContent on the message is where Gemini's compatible endpoint
 	// first put a tool call's thought signature (2025); it now puts it on
 	// the call.
@@ -106,6 +108,10 @@ type chatUsage struct {
 	PromptCacheHitTokens    int           `json:"prompt_cache_hit_tokens"` // DeepSeek
 	CachedTokens            int           `json:"cached_tokens"`           // Together, top level
 	ReasoningTokens         int           `json:"reasoning_tokens"`        // SGLang-style servers, top level
+	// ServerToolUseDetails counts OpenRouter's server tool calls.
+	ServerToolUseDetails *struct {
+		WebSearchRequests int `json:"web_search_requests"`
+	} `json:"server_tool_use_details"`
 }
 
 func (u *chatUsage) usage() runlet.Usage {
@@ -125,6 +131,9 @@ func (u *chatUsage) usage() runlet.Usage {
 	}
 	if out.TotalTokens == 0 {
 		out.TotalTokens = out.InputTokens + out.OutputTokens
+	}
+	if d := u.ServerToolUseDetails; d != nil {
+		out.WebSearchRequests = max(d.WebSearchRequests, 0)
 	}
 	return out
 }
@@ -265,6 +274,7 @@ func chatConvertCompletion(provider, id, model string, ch *chatChoice, calls []c
 		msg.Parts = append(msg.Parts, runlet.TextPart{Text: string(chatFixSurrogates(&ch.Message.Refusal))})
 	} else if len(text) > 0 {
 		msg.Parts = append(msg.Parts, runlet.TextPart{Text: string(text)})
+		chatAttachCitations(&msg, chatCitations(provider, ch.Message.Annotations, string(text)))
 	}
 	for i, tc := range calls {
 		args := chatFixSurrogates(&tc.Function.Arguments)

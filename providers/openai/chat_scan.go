@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/runlet/runlet/internal/jsonscan"
 )
@@ -36,14 +37,14 @@ import (
 var (
 	chatTopFields       = []string{"id", "model", "choices", "usage", "error"}
 	chatChoiceFields    = []string{"index", "message", "finish_reason"}
-	chatMessageFields   = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "extra_content"}
+	chatMessageFields   = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "extra_content", "annotations"}
 	chatRespCallFields  = []string{"id", "function", "extra_content"}
 	chatChunkFields     = []string{"index", "delta", "finish_reason"}
-	chatDeltaFields     = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls"}
+	chatDeltaFields     = []string{"content", "refusal", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "annotations"}
 	chatCallDeltaFields = []string{"index", "id", "function", "extra_content"}
 	chatFuncFields      = []string{"name", "arguments"}
 	chatUsageFields     = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details",
-		"completion_tokens_details", "prompt_cache_hit_tokens", "cached_tokens", "reasoning_tokens"}
+		"completion_tokens_details", "prompt_cache_hit_tokens", "cached_tokens", "reasoning_tokens", "server_tool_use_details"}
 )
 
 // chatScanner reads Chat Completions JSON with the fast path. alias lets
@@ -242,6 +243,8 @@ func (c *chatScanner) message(m *chatRespMsg, st *chatScanStore) bool {
 			return c.str(m.field(key))
 		case "extra_content":
 			return c.noExtra(&m.ExtraContent)
+		case "annotations":
+			return c.noAnnotations(&m.Annotations)
 		case "tool_calls":
 			if s.Null() {
 				st.nCalls = 0 // nil to encoding/json
@@ -338,6 +341,8 @@ func (c *chatScanner) delta(d *chatDelta) bool {
 		switch string(key) {
 		case "content", "refusal", "reasoning_content", "reasoning":
 			return c.str(d.field(key))
+		case "annotations":
+			return c.noAnnotations(&d.Annotations)
 		case "tool_calls":
 			if s.Null() {
 				d.ToolCalls = d.ToolCalls[:0] // nil to encoding/json: the same to the decoder
@@ -401,4 +406,19 @@ func chatGrow[T any](s []T) []T {
 	}
 	var zero T
 	return append(s, zero)
+}
+
+// noAnnotations reads an annotations value that holds none ([] or null,
+// kept as its bytes, as encoding/json keeps a RawMessage); citations are
+// left to encoding/json.
+func (c *chatScanner) noAnnotations(dst *json.RawMessage) bool {
+	raw, ok := c.s.Skip()
+	if !ok {
+		return false
+	}
+	if t := bytes.TrimSpace(raw); !bytes.Equal(t, []byte("null")) && !(len(t) >= 2 && t[0] == '[' && len(bytes.TrimSpace(t[1:len(t)-1])) == 0) {
+		return false
+	}
+	*dst = append((*dst)[:0], raw...)
+	return true
 }

@@ -39,6 +39,7 @@ type chatChunkChoice struct {
 type chatDelta struct {
 	chatTexts
 	ReasoningDetails json.RawMessage     `json:"reasoning_details"`
+	Annotations      json.RawMessage     `json:"annotations"` // OpenRouter streams them
 	ToolCalls        []chatToolCallDelta `json:"tool_calls"`
 }
 
@@ -60,6 +61,7 @@ func (c *chatChunk) reset() {
 		d.ReasoningContent.reset()
 		d.Reasoning.reset()
 		d.ReasoningDetails = d.ReasoningDetails[:0]
+		d.Annotations = d.Annotations[:0]
 		calls := d.ToolCalls[:cap(d.ToolCalls)]
 		for j := range calls {
 			tc := &calls[j]
@@ -145,7 +147,8 @@ type chatDecoder struct {
 	calls                        []chatCall
 	byIndex                      map[int]int // tool-call index -> position in calls, once there are many
 	details                      chatDetailsMerger
-	plainReasoning               bool // reasoning or reasoning_content seen
+	annotations                  []json.RawMessage // streamed url_citation annotations
+	plainReasoning               bool              // reasoning or reasoning_content seen
 	think                        chatThink
 	thinkEmit                    func(reasoning bool, b []byte) // d.emitThink, bound once
 	scratch                      []byte
@@ -259,6 +262,14 @@ func (d *chatDecoder) choice(ch *chatChunkChoice) {
 	}
 	if b := d.text.text(&delta.Content, &d.scratch); len(b) > 0 {
 		d.content(b)
+	}
+	if raw := bytes.TrimSpace(delta.Annotations); len(raw) > 2 && raw[0] == '[' {
+		// Citations: kept, to attach to the text at the end.
+		_ = d.size.Add(len(raw))
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil {
+			d.annotations = append(d.annotations, list...)
+		}
 	}
 	if b := d.refusalText.text(&delta.Refusal, &d.scratch); len(b) > 0 {
 		d.refusal = true
@@ -417,6 +428,16 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 	resp.ID, resp.Model = d.id, d.model
 	if details := d.details.json(); details != "" {
 		chatAttachDetails(&resp.Message, details, d.provider)
+	}
+	if len(d.annotations) > 0 {
+		text := ""
+		for _, p := range resp.Message.Parts {
+			if t, ok := p.(runlet.TextPart); ok {
+				text = t.Text
+			}
+		}
+		arr, _ := json.Marshal(d.annotations)
+		chatAttachCitations(&resp.Message, chatCitations(d.provider, arr, text))
 	}
 	k := 0
 	for i, p := range resp.Message.Parts {

@@ -70,11 +70,17 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		return nil, err
 	}
 	w.b = append(w.b, ']')
-	if len(req.Tools) > 0 {
+	if len(req.Tools) > 0 || len(ctl.hostedDecls) > 0 {
 		at := w.key("tools")
 		w.b = append(w.b, '[')
-		for i, t := range req.Tools {
+		for i, d := range ctl.hostedDecls {
 			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, d...) // checked: see chatHostedTools
+		}
+		for i, t := range req.Tools {
+			if i > 0 || len(ctl.hostedDecls) > 0 {
 				w.b = append(w.b, ',')
 			}
 			w.b = append(w.b, `{"type":"function","function":{`...)
@@ -171,6 +177,11 @@ func (w *chatWriter) request(req *runlet.ModelRequest, provider string, ctl *cha
 		at := w.key("stream_options")
 		w.b = append(w.b, `{"include_usage":true}`...)
 		w.end(at, "stream_options")
+	}
+	if ctl.webSearch != nil {
+		at := w.key("web_search_options")
+		w.b = append(w.b, ctl.webSearch...)
+		w.end(at, "web_search_options")
 	}
 	for _, k := range w.extra {
 		v := req.Options[k]

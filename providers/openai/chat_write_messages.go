@@ -180,6 +180,7 @@ func (w *chatWriter) contentPart(p *chatContentPart) {
 // calls, and reasoning as the server wants it (see the ChatCompletions
 // doc).
 func (w *chatWriter) assistant(msg runlet.Message, provider, reasoningField string) error {
+	msg.Parts = chatHostedAsText(msg.Parts)
 	calls, texts, textValid := 0, 0, true
 	var reasoning strings.Builder
 	var details []string
