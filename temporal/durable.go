@@ -146,6 +146,7 @@ type Durable struct {
 	cfg         Config
 	agents      map[string]*runlet.Agent
 	transcripts transcriptCache
+	tools       *runlet.Runtime // the executor of the tool activity's calls
 }
 
 // New checks cfg and returns a Durable. It fails on an agent without a name
@@ -166,6 +167,17 @@ func New(cfg Config) (*Durable, error) {
 		}
 		d.agents[a.Name] = a
 	}
+	// The tool activity calls tools through Runlet's executor, with the
+	// worker's limits (unset: Runlet's defaults, 64 KiB of text and 20 MiB
+	// of media).
+	var limits []runlet.RuntimeOption
+	if d.cfg.MaxToolOutput != 0 {
+		limits = append(limits, runlet.WithMaxToolOutput(d.cfg.MaxToolOutput))
+	}
+	if d.cfg.ToolTimeout > 0 {
+		limits = append(limits, runlet.WithToolTimeout(d.cfg.ToolTimeout))
+	}
+	d.tools = runlet.NewRuntime(limits...)
 	if d.cfg.MaxToolOutput == 0 {
 		d.cfg.MaxToolOutput = defaultMaxToolOutput
 	}

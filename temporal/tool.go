@@ -1,13 +1,10 @@
 package temporal
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -97,51 +94,38 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 		return finish(errorResult(fmt.Sprintf("Error: the arguments are not valid JSON. Call %s again with a JSON object.", c.Name)), runlet.ToolInvalidJSON, 0)
 	}
 	start := time.Now()
-	content, kind := d.call(ctx, t, pol, args)
-	if max := cmp.Or(pol.MaxOutput, d.cfg.MaxToolOutput); max > 0 {
-		content = truncate(content, max)
-	}
-	return finish(runlet.ToolResultPart{Content: content, IsError: kind != ""}, kind, time.Since(start))
+	res, kind := d.call(ctx, t, c, in.Approved)
+	return finish(res, kind, time.Since(start))
 }
 
-// call runs the tool, heartbeating while it runs, and turns its failures
-// into messages for the model.
-func (d *Durable) call(ctx context.Context, t runlet.Tool, pol runlet.ToolPolicy, args json.RawMessage) (content string, kind runlet.ToolErrorKind) {
-	timeout := cmp.Or(pol.Timeout, d.cfg.ToolTimeout)
-	tctx, cancel := ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		tctx, cancel = context.WithTimeout(ctx, timeout)
+// call runs the call through Runlet's own executor (Runtime.CallTool):
+// the arguments checked against the tool's input schema, its timeout, a
+// panic recovered, every failure an is-error result with the message a
+// model would see in a run, and the output (text, images, files, audio, a
+// structured value) capped as in a run. It heartbeats while the tool
+// runs, so a worker dying mid-call is noticed and a cancelled run reaches
+// the tool through ctx.
+func (d *Durable) call(ctx context.Context, t runlet.Tool, c runlet.ToolCallPart, approved bool) (runlet.ToolResultPart, runlet.ToolErrorKind) {
+	if approved && runlet.PolicyOf(t).RequiresApproval {
+		t = approvedTool{t} // a human approved this call: CallTool refuses it otherwise
 	}
-	defer cancel()
 	stop := heartbeat(ctx)
 	defer stop()
-	var s string
-	err := func() (err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				slog.Default().Error("runlet/temporal: tool panicked", "tool", t.Spec().Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				err = &runlet.ToolError{Tool: t.Spec().Name, Kind: runlet.ToolPanicked, Err: fmt.Errorf("panic: %v", v)}
-			}
-		}()
-		s, err = t.Call(tctx, args)
-		return err
-	}()
-	var te *runlet.ToolError
-	switch {
-	case err == nil:
-		return s, ""
-	case ctx.Err() != nil:
-		return "Error: the run was cancelled while the tool ran.", runlet.ToolCanceled
-	case timeout > 0 && errors.Is(tctx.Err(), context.DeadlineExceeded):
-		return fmt.Sprintf("Error: the tool timed out after %s.", timeout), runlet.ToolTimedOut
-	case errors.As(err, &te) && te.Kind == runlet.ToolPanicked:
-		return fmt.Sprintf("Error: the tool crashed (%v).", te.Err), runlet.ToolPanicked
-	case errors.As(err, &te) && (te.Kind == runlet.ToolInvalidArgs || te.Kind == runlet.ToolInvalidJSON):
-		return fmt.Sprintf("Error: invalid arguments for %s: %s. Fix the arguments to match the tool's input schema and call it again.", te.Tool, truncate(te.Err.Error(), maxQuoted)), te.Kind
-	case errors.As(err, &te):
-		return "Error: " + te.Err.Error(), te.Kind
-	}
-	return "Error: " + err.Error(), runlet.ToolFailed
+	return d.tools.CallTool(ctx, t, c)
+}
+
+// approvedTool is a tool that requires approval, for a call a human
+// approved.
+type approvedTool struct{ runlet.Tool }
+
+func (a approvedTool) Policy() runlet.ToolPolicy {
+	p := runlet.PolicyOf(a.Tool)
+	p.RequiresApproval = false
+	return p
+}
+
+func (a approvedTool) CallParts(ctx context.Context, args json.RawMessage) (runlet.ToolOutput, error) {
+	return runlet.CallParts(ctx, a.Tool, args)
 }
 
 // heartbeat records a heartbeat every second until stop is called, so that
