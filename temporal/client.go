@@ -53,6 +53,8 @@ func Wait(ctx context.Context, run client.WorkflowRun, payloads ...PayloadStore)
 			cause = &wrapped{msg: app.Message(), err: runlet.ErrMaxTurns}
 		case strings.HasPrefix(fd.Policy, "usage_limit:"):
 			cause = &wrapped{msg: app.Message(), err: runlet.ErrUsageLimit}
+		case strings.HasPrefix(fd.Policy, "guardrail:"):
+			cause = &wrapped{msg: app.Message(), err: runlet.ErrGuardrailTripped}
 		}
 		err = &runlet.PolicyError{Policy: fd.Policy, Err: cause}
 	}

@@ -52,6 +52,10 @@ type Config struct {
 	// tool activity. They may do anything an activity may.
 	Hooks     []runlet.Hooks
 	Preparers []runlet.Preparer
+	// Guardrails check every run's input, final answer and tool calls, as
+	// runlet.WithGuardrails does, after the agents' own; each check runs
+	// in an activity (see the package doc, "Guardrails").
+	Guardrails []runlet.Guardrail
 	// Sessions keeps the sessions runs continue (RunInput.SessionID).
 	Sessions runlet.SessionStore
 	// State keeps the sessions' key-value state (runlet.GetState,
@@ -197,6 +201,7 @@ func (d *Durable) Register(r Registry) {
 	r.RegisterActivityWithOptions(d.toolActivity, activity.RegisterOptions{Name: ToolActivityName})
 	r.RegisterActivityWithOptions(d.loadSession, activity.RegisterOptions{Name: LoadSessionActivity})
 	r.RegisterActivityWithOptions(d.appendSession, activity.RegisterOptions{Name: AppendSessionActivity})
+	r.RegisterActivityWithOptions(d.checkInput, activity.RegisterOptions{Name: CheckInputActivity})
 }
 
 // RegisterWorkflow registers the workflow alone, as a

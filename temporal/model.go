@@ -51,6 +51,14 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		a.ToolChoice = runlet.ToolChoice{Mode: runlet.ToolChoiceAuto}
 		agent = &a
 	}
+	// The answer's guardrails run in the one-turn run, as Runlet's; the
+	// input's ran once before the first model call, the tool calls' run
+	// in the tool activity.
+	if len(agent.Guardrails) > 0 {
+		a := *agent
+		a.Guardrails = outputOnly(agent.Guardrails)
+		agent = &a
+	}
 	hooks := make([]runlet.Hooks, 0, len(d.cfg.Hooks)+2)
 	for _, h := range d.cfg.Hooks {
 		if h.BeforeModelCall != nil || h.AfterModelCall != nil {
@@ -80,6 +88,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		runlet.WithPreparers(d.cfg.Preparers...),
 		runlet.WithObservers(fwd),
 		runlet.WithMaxTurns(turns),
+		runlet.WithGuardrails(outputOnly(d.cfg.Guardrails)...),
 	}
 	opts := []runlet.RunOption{
 		runlet.WithRunID(in.RunID),
@@ -254,7 +263,9 @@ func (f *forwarder) Observe(ctx context.Context, ev runlet.Event) {
 		f.pub.publish(ctx, DeltaReasoning, e.Delta)
 	case *runlet.ToolCallDelta, *runlet.OutputPartial:
 		activity.RecordHeartbeat(f.ctx)
-	case *runlet.ContextPrepared, *runlet.ModelStarted, *runlet.OutputChecked:
+	case *runlet.OutputWithdrawn:
+		f.pub.publish(ctx, DeltaWithdrawn, "")
+	case *runlet.ContextPrepared, *runlet.ModelStarted, *runlet.OutputChecked, *runlet.GuardrailChecked:
 	default:
 		return // the one-turn run's own run and state events are not the workflow's
 	}

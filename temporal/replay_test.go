@@ -59,3 +59,19 @@ func TestReplayDetectsAChangedWorkflow(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestReplayWithInputGuardrails: runs recorded before the input's
+// guardrails became an activity replay on a worker whose agents have
+// input guardrails (workflow.GetVersion "runlet.input-guardrails").
+func TestReplayWithInputGuardrails(t *testing.T) {
+	files, _ := filepath.Glob("testdata/histories/*.json")
+	agents := replayAgents()
+	for _, a := range agents {
+		a.Guardrails = []runlet.Guardrail{screen()}
+	}
+	for _, f := range files {
+		if err := replayer(t, agents...).ReplayWorkflowHistoryFromJSONFile(quietLogger(), f); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+}

@@ -42,7 +42,7 @@ type Delta struct {
 	Attempt int32 `json:"attempt"`
 	// Seq numbers the deltas of one attempt of one turn, from 1.
 	Seq int `json:"seq"`
-	// Kind is DeltaText, DeltaReasoning or DeltaEnd.
+	// Kind is DeltaText, DeltaReasoning, DeltaEnd or DeltaWithdrawn.
 	Kind string `json:"kind"`
 	Text string `json:"text,omitempty"`
 }
@@ -54,6 +54,9 @@ const (
 	// DeltaEnd: the model call's answer is complete (Text is empty). The
 	// run goes on (tool calls, the next turn) until Wait returns.
 	DeltaEnd = "end"
+	// DeltaWithdrawn: a guardrail tripped on the answer streamed so far in
+	// this turn; take it back (the run fails).
+	DeltaWithdrawn = "withdrawn"
 )
 
 // Publisher receives the deltas of the model activities of a worker

@@ -93,8 +93,39 @@ func (d *Durable) toolActivity(ctx context.Context, in ToolInput) (*ToolOutput, 
 	if !json.Valid(args) {
 		return finish(errorResult(fmt.Sprintf("Error: the arguments are not valid JSON. Call %s again with a JSON object.", c.Name)), runlet.ToolInvalidJSON, 0)
 	}
+	g := guard{d: d, agent: in.Agent, runID: in.RunID, turn: in.Turn}
+	checks := append(d.guardrails(agent, runlet.GuardToolCall), d.guardrails(agent, runlet.GuardToolResult)...)
+	for _, gr := range checks {
+		if gr.ToolCall == nil {
+			continue
+		}
+		v, err := g.check(ctx, gr, runlet.GuardToolCall, c.ID, func(ctx context.Context) (runlet.GuardrailVerdict, error) {
+			return gr.ToolCall(ctx, c)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if v.Action == runlet.GuardrailReject {
+			return finish(rejected(v), runlet.ToolDenied, 0)
+		}
+	}
 	start := time.Now()
 	res, kind := d.call(ctx, t, c, in.Approved)
+	for _, gr := range checks {
+		if gr.ToolResult == nil {
+			continue
+		}
+		v, err := g.check(ctx, gr, runlet.GuardToolResult, c.ID, func(ctx context.Context) (runlet.GuardrailVerdict, error) {
+			return gr.ToolResult(ctx, c, res)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if v.Action == runlet.GuardrailReject {
+			res, kind = rejected(v), runlet.ToolDenied
+			break
+		}
+	}
 	return finish(res, kind, time.Since(start))
 }
 

@@ -201,6 +201,9 @@ func (r *wfRun) run() (*workflowResult, error) {
 	}
 	r.added = append(r.added, r.in.Messages...)
 	r.emit(&runlet.RunStarted{SessionID: r.in.SessionID, Input: slices.Clone(r.added)})
+	if err := r.guardInput(); err != nil {
+		return r.fail(err, "")
+	}
 	for {
 		out, err := r.think()
 		if err != nil {
