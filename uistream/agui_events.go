@@ -240,7 +240,7 @@ func (e *aguiEncoder) text(w *frameWriter, s *aguiScope, ev runlet.Event, delta 
 		}
 		s.textUsed = true
 		s.texts = append(s.texts, s.text)
-		if err := w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_START", ev), SubagentRunID: s.sub, MessageID: s.text, Role: "assistant"}); err != nil {
+		if err := w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_START", ev), SubagentRunID: s.sub, MessageID: s.text, Role: "assistant", Name: ev.Header().Agent}); err != nil {
 			return err
 		}
 	}

@@ -171,6 +171,9 @@ func TestAGUIStreamsARun(t *testing.T) {
 	}
 	start := aguiFind(events, "TOOL_CALL_START")[0]
 	firstText := aguiFind(events, "TEXT_MESSAGE_START")[0]
+	if firstText["name"] != "assistant" {
+		t.Errorf("TEXT_MESSAGE_START does not name the agent: %v", firstText)
+	}
 	if start["toolCallId"] != "call_1" || start["toolCallName"] != "get_weather" || start["parentMessageId"] != firstText["messageId"] {
 		t.Errorf("TOOL_CALL_START %v (text message %v)", start, firstText["messageId"])
 	}
@@ -636,5 +639,27 @@ func TestAGUIInputParts(t *testing.T) {
 	if len(in) != 4 || string(img.Data) != "PNG" || img.MediaType != "image/png" || doc.URL != "https://x.test/r.pdf" ||
 		string(audio.Data) != "WAV" || audio.MediaType != "audio/wav" {
 		t.Errorf("user parts %+v", in)
+	}
+}
+
+// After a handoff the page is told, and the text is the new agent's.
+func TestAGUIHandoff(t *testing.T) {
+	billing := &runlet.Agent{Name: "billing", Model: runlettest.NewModel(runlettest.TextReply("Your invoice is paid."))}
+	triage := &runlet.Agent{Name: "triage", Handoffs: []runlet.Handoff{{Agent: billing}},
+		Model: runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("call_h", "transfer_to_billing", `{}`)))}
+	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: triage})
+	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "My invoice?")}))
+	var handoff map[string]any
+	for _, ev := range aguiFind(events, "CUSTOM") {
+		if ev["name"] == "runlet.handoff" {
+			handoff = ev["value"].(map[string]any)
+		}
+	}
+	if handoff["from"] != "triage" || handoff["to"] != "billing" {
+		t.Errorf("handoff %v (events %v)", handoff, aguiTypes(events))
+	}
+	text := aguiFind(events, "TEXT_MESSAGE_START")
+	if len(text) != 1 || text[0]["name"] != "billing" {
+		t.Errorf("TEXT_MESSAGE_START %v", text)
 	}
 }

@@ -161,6 +161,7 @@ type aguiMessageEvent struct {
 	SubagentRunID string  `json:"subagentRunId,omitempty"`
 	MessageID     string  `json:"messageId"`
 	Role          string  `json:"role,omitempty"`
+	Name          string  `json:"name,omitempty"` // TEXT_MESSAGE_START: the agent answering
 	Delta         *string `json:"delta,omitempty"`
 }
 

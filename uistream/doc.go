@@ -173,7 +173,8 @@
 //	ModelStarted (agent's turn)        none; names the turn's assistant message
 //	ReasoningDelta                     REASONING_START and REASONING_MESSAGE_START {role: "reasoning"}
 //	                                   when reasoning opens, REASONING_MESSAGE_CONTENT
-//	TextDelta                          TEXT_MESSAGE_START {role: "assistant"} when text opens,
+//	TextDelta                          TEXT_MESSAGE_START {role: "assistant", name: the agent} when
+//	                                   text opens (after a handoff, the agent handed to),
 //	                                   TEXT_MESSAGE_CONTENT
 //	                                   (reasoning ends with REASONING_MESSAGE_END and REASONING_END,
 //	                                   text with TEXT_MESSAGE_END, when other output starts or the
