@@ -72,6 +72,9 @@ func TestRendererPrintsNoControlSequences(t *testing.T) {
 		&runlet.ToolFinished{Call: call, Result: runlet.ToolResultPart{CallID: "c1", Content: hostile}},
 		&runlet.ToolStarted{Call: call},
 		&runlet.ToolFinished{Call: call, Result: runlet.ToolResultPart{CallID: "c1", Content: hostile, IsError: true}},
+		&runlet.GuardrailChecked{Guardrail: hostile, Stage: runlet.GuardToolCall, Action: runlet.GuardrailReject, Message: hostile},
+		&runlet.GuardrailChecked{Guardrail: hostile, Stage: runlet.GuardInput, Action: runlet.GuardrailTrip, Message: hostile, Error: hostile},
+		&runlet.OutputWithdrawn{Guardrail: hostile},
 	}
 	for _, tty := range []bool{true, false} {
 		var out, errb bytes.Buffer

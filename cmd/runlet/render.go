@@ -190,6 +190,9 @@ func (r *renderer) event(ev runlet.Event) {
 	a := r.a
 	switch e := ev.(type) {
 	case *runlet.ModelStarted:
+		if e.Check != "" { // a guardrail's call, beside the agent's
+			return
+		}
 		r.startSpinner("thinking")
 	case *runlet.ReasoningDelta:
 		if !r.showReasoning {
@@ -214,6 +217,9 @@ func (r *renderer) event(ev runlet.Event) {
 			r.startSpinner("preparing " + printable(e.Name))
 		}
 	case *runlet.ModelFinished:
+		if e.Check != "" {
+			return
+		}
 		r.stopSpinner()
 		r.endReasoning()
 		if !r.outCol0 {
@@ -247,6 +253,16 @@ func (r *renderer) event(ev runlet.Event) {
 		if r.running > 0 {
 			r.startSpinner("running tools")
 		}
+	case *runlet.GuardrailChecked:
+		r.guardrail(e)
+	case *runlet.OutputWithdrawn:
+		r.stopSpinner()
+		r.endReasoning()
+		if !r.outCol0 {
+			r.writeOut("\n")
+		}
+		r.line()
+		r.writeErr(a.style(red, "⊘ the answer above is withdrawn: guardrail "+printable(e.Guardrail)+" stopped it") + "\n")
 	case *runlet.RunFinished, *runlet.RunFailed, *runlet.RunInterrupted:
 		r.stopSpinner()
 		r.endReasoning()
@@ -254,6 +270,39 @@ func (r *renderer) event(ev runlet.Event) {
 			r.writeOut("\n")
 		}
 	}
+}
+
+// guardrail prints a check that did not simply pass: a tripwire, a
+// rejected tool call or result, or a check that failed. Passing checks
+// print nothing (--json shows them).
+func (r *renderer) guardrail(e *runlet.GuardrailChecked) {
+	a := r.a
+	name, msg := printable(e.Guardrail), printable(oneLine(e.Message, 200))
+	var s string
+	switch {
+	case e.Action == runlet.GuardrailTrip:
+		s = a.style(red, "⊘ guardrail "+name+" stopped the run ("+string(e.Stage)+")")
+		if msg != "" {
+			s += a.style(red, ": "+msg)
+		}
+		if e.Error != "" {
+			s += a.style(dim, " [the guardrail failed: "+printable(oneLine(e.Error, 200))+"]")
+		}
+	case e.Action == runlet.GuardrailReject:
+		s = a.style(red, "  ✗ guardrail "+name+" rejected the "+strings.ReplaceAll(string(e.Stage), "_", " ")) + ": " + msg
+	case e.Error != "":
+		s = a.style(dim, "· guardrail "+name+" failed, let through: "+printable(oneLine(e.Error, 200)))
+	default:
+		return
+	}
+	r.stopSpinner()
+	if e.Stage == runlet.GuardOutput || e.Stage == runlet.GuardInput {
+		if !r.outCol0 {
+			r.writeOut("\n")
+		}
+	}
+	r.line()
+	r.writeErr(s + "\n")
 }
 
 // summary prints the usage line at the end of a run, with its cost when
