@@ -40,9 +40,10 @@ import (
 // goroutine of its own and must return once its context is cancelled: the
 // run waits for it.
 //
-// Durable runs of the temporal/ module run guardrails as the in-process
-// runs do until they are wired as activities there; keep a check's state
-// out of its closure (look it up by Name) so that it can run as one.
+// Durable runs of the temporal/ module run each check in an activity (see
+// its package doc, "Guardrails"): keep a check's state out of its closure
+// (look it up by Name), since it runs in whichever worker runs the
+// activity.
 type Guardrail struct {
 	// Name identifies the guardrail in events, errors and policies.
 	Name string

@@ -186,6 +186,42 @@
 // activities, so an activity's repairs may pass MaxTurns by at most
 // OutputRetries.
 //
+// # Guardrails
+//
+// Config.Guardrails (as runlet.WithGuardrails) and each agent's
+// Agent.Guardrails run in durable runs, every check inside an activity, so
+// its verdict is recorded and a replay never runs it again:
+//
+//   - Input checks run once, in the runlet.CheckInput activity, before the
+//     first model call: always the Blocking way (no model call is spent on
+//     an input that trips). Runs recorded before this activity existed
+//     replay without it (workflow.GetVersion "runlet.input-guardrails").
+//   - Output checks run on the final answer in the model activity, as in a
+//     Runtime's run; a streamed answer they trip on is published as a
+//     DeltaWithdrawn. GuardrailOutput.Value is nil: the answer is decoded
+//     by WaitAs, on the caller's side.
+//   - ToolCall and ToolResult checks run in the tool activity, before and
+//     after the tool: a reject answers the call with an is-error result in
+//     Runlet's words, a trip fails the run.
+//
+// A trip fails the run with policy "guardrail:" + Name (Wait's
+// *runlet.PolicyError matches runlet.ErrGuardrailTripped); a check's own
+// failure (error, panic, Timeout) follows OnError; every check is
+// reported to the worker's observers as a GuardrailChecked event. A
+// check's model calls through runlet.CallModel count in the run's usage
+// only for Output checks; in the input and tool activities there is no
+// run to count them in, and they are plain calls.
+//
+// # Tool results with parts
+//
+// A tool returning a runlet.ToolOutput (images, files, audio, a structured
+// value) runs through Runlet's own executor in the tool activity
+// (Runtime.CallTool): its parts and structured value reach the next model
+// call, the session and the Result, capped as in a run (64 KiB of text and
+// 20 MiB of media unless Config.MaxToolOutput says otherwise). With a
+// payload store a result with media is usually over the inline limit, so
+// its bytes live in the store, not the history.
+//
 // # Session state
 //
 // In a run with a SessionID, tools, tool-call hooks, model-call hooks and
