@@ -6,7 +6,8 @@
 //	OPENAI_API_KEY=sk-... go run ./examples/webchat
 //	OPENAI_BASE_URL=http://localhost:11434/v1 RUNLET_MODEL=llama3.2 go run ./examples/webchat
 //
-// then open http://127.0.0.1:8080. The page (web/src, built with esbuild
+// then open http://127.0.0.1:8080. /api/agui serves the same agent to
+// AG-UI clients (uistream.NewAGUIHandler). The page (web/src, built with esbuild
 // from the real `ai` and `@ai-sdk/react` packages by web/build.sh) is
 // committed in assets/ and embedded, so running the example needs no Node.
 //
@@ -110,17 +111,21 @@ func newApp(getenv func(string) string, stderr io.Writer) (*app, error) {
 		Model: model,
 		Tools: tools(),
 	}
-	chat := uistream.NewAISDKHandler(uistream.Options{
+	opts := uistream.Options{
 		Runtime:     runlet.NewRuntime(runlet.WithStore(store)),
 		Agent:       agent,
 		Checkpoints: store,
-	})
+	}
+	chat := uistream.NewAISDKHandler(opts)
 	page, err := fs.Sub(assets, "assets")
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/chat", chat)
+	// The same agent for AG-UI front ends (@ag-ui/client's HttpAgent,
+	// CopilotKit): point their agent URL at /api/agui.
+	mux.Handle("/api/agui", uistream.NewAGUIHandler(opts))
 	mux.Handle("/", http.FileServerFS(page))
 	a.Handler = mux
 	return a, nil

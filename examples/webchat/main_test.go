@@ -129,3 +129,60 @@ func TestRunServes(t *testing.T) {
 		t.Fatal("run did not stop")
 	}
 }
+
+// TestOfflineAGUI talks to the same agent over AG-UI: the tool calls
+// stream, save_note interrupts the run, and the resume with the page's
+// approval saves the note.
+func TestOfflineAGUI(t *testing.T) {
+	a, err := newApp(func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+
+	post := func(body string) []map[string]any {
+		t.Helper()
+		resp, err := http.Post(srv.URL+"/api/agui", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("status %d: %s", resp.StatusCode, b)
+		}
+		var events []map[string]any
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev map[string]any
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatal(err)
+				}
+				events = append(events, ev)
+			}
+		}
+		return events
+	}
+	events := post(`{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"Weather in Berlin?"}]}`)
+	last := events[len(events)-1]
+	outcome, _ := last["outcome"].(map[string]any)
+	if last["type"] != "RUN_FINISHED" || outcome["type"] != "interrupt" {
+		t.Fatalf("last event %v", last)
+	}
+	interrupt := outcome["interrupts"].([]any)[0].(map[string]any)
+	body, _ := json.Marshal(map[string]any{"threadId": "t1", "runId": "r2", "messages": []any{},
+		"resume": []any{map[string]any{"interruptId": interrupt["id"], "status": "resolved", "payload": map[string]any{"approved": true}}}})
+	events = post(string(body))
+	var text string
+	for _, ev := range events {
+		if ev["type"] == "TEXT_MESSAGE_CONTENT" {
+			text += ev["delta"].(string)
+		}
+	}
+	if last := events[len(events)-1]; last["type"] != "RUN_FINISHED" || !strings.Contains(text, "the note is saved") {
+		t.Errorf("resumed run ended with %v, text %q", last, text)
+	}
+}
