@@ -41,6 +41,7 @@ type wireBlock struct {
 // UnmarshalJSON decodes the block and keeps a server tool block's bytes.
 func (b *wireBlock) UnmarshalJSON(data []byte) error {
 	type plain wireBlock
+	b.Raw = nil
 	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
 		return err
 	}

@@ -88,6 +88,33 @@
 // call of a step carries the placeholder (Gemini 3 and later), the
 // reasoning of that step is not carried over, and the request is valid.
 //
+// # Built-in tools and grounding
+//
+// ModelRequest.HostedTools are declared in "tools" after the function
+// declarations, one Tool each: runlet.HostedWebSearch as {"googleSearch":
+// {}}, runlet.HostedCodeExecution as {"codeExecution": {}} and
+// runlet.HostedWebFetch as {"urlContext": {}}, the HostedTool's Options as
+// the object. A Declaration whose Provider is this adapter's name (such as
+// {"fileSearch": {...}}) is sent as given; another provider's is left out;
+// an unknown kind is an ErrInvalidRequest.
+//
+// An executableCode part and the codeExecutionResult part after it become
+// one runlet.HostedToolPart (Kind code_execution; Input the executableCode
+// object; Output the result's output; IsError for an outcome other than
+// OUTCOME_OK), the two parts as received, thought signature included, in
+// Raw; they go back to Gemini unchanged. A candidate's groundingMetadata
+// becomes a HostedToolPart for the search (Kind web_search, Name
+// google_search, Input {"queries": webSearchQueries}, Sources the
+// grounding chunks) and its urlContextMetadata one for the URLs fetched
+// (Kind web_fetch, Sources the URLs; a failed retrieval in Output), both
+// before the answer's text; each grounding support becomes a Citation of
+// the text part its segment is in (Start and End in bytes, as the API
+// counts them; found by the segment's text when the offsets do not fit).
+// Usage.WebSearchRequests is the number of webSearchQueries. Gemini takes
+// no grounding back: those parts have no Raw and are not sent, and
+// citations are not sent. Another provider's HostedToolPart is sent as a
+// text part of its Text().
+//
 // # Errors and retries
 //
 // Errors in the google.rpc.Status envelope (also wrapped in an array, and

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/runlet/runlet"
@@ -29,8 +30,10 @@ func (m *Model) encodeRequest(req *runlet.ModelRequest, model string, gen *wireG
 		b = wirejson.AppendString(b, req.Instructions)
 		b = append(b, "}]}"...)
 	}
+	toolsAt := len(b)
+	b = append(b, `,"tools":[`...)
 	if len(req.Tools) > 0 {
-		b = append(b, `,"tools":[{"functionDeclarations":[`...)
+		b = append(b, `{"functionDeclarations":[`...)
 		for i, t := range req.Tools {
 			if i > 0 {
 				b = append(b, ',')
@@ -55,7 +58,18 @@ func (m *Model) encodeRequest(req *runlet.ModelRequest, model string, gen *wireG
 			}
 			b = append(b, '}')
 		}
-		b = append(b, "]}]"...)
+		b = append(b, "]}"...)
+	}
+	b, none, err := m.appendHostedTools(b, req.HostedTools, len(req.Tools) == 0)
+	if err != nil {
+		return nil, m.invalid("hosted tools", err)
+	}
+	if none {
+		b = b[:toolsAt] // no tools: no "tools" key
+	} else {
+		b = append(b, ']')
+	}
+	if len(req.Tools) > 0 {
 		b = appendToolConfig(b, req.ToolChoice)
 	}
 	if !gen.empty() || len(genOverlay) > 0 {
@@ -160,6 +174,7 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 		signed := role != "model" || !skipSig // the message's first call is done
 		for j, p := range msg.Parts {
 			var mp wirePart
+			var hosted []json.RawMessage // a HostedToolPart's parts; nil: its text
 			switch p := p.(type) {
 			case runlet.TextPart:
 				if p.Text == "" && (!m.own(p.Provider) || p.Signature == "") {
@@ -172,6 +187,18 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 					continue
 				}
 			case runlet.ToolCallPart, runlet.ToolResultPart:
+			case runlet.HostedToolPart:
+				// This adapter's code execution parts go back as received;
+				// its grounding has none; another provider's part goes as
+				// text.
+				if items, ok := m.hostedParts(p); ok {
+					if len(items) == 0 {
+						continue
+					}
+					hosted = items
+				} else {
+					hosted = nil
+				}
 			case runlet.ImagePart:
 				var err error
 				if mp, err = media(p.URL, p.MediaType, p.Data); err != nil {
@@ -270,6 +297,19 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 				}
 				b = wirejson.AppendString(b, p.Content)
 				b = append(b, "}}}"...)
+			case runlet.HostedToolPart:
+				if hosted == nil {
+					b = append(b, `{"text":`...)
+					b = wirejson.AppendString(b, p.Text())
+					b = append(b, '}')
+					break
+				}
+				for k, it := range hosted {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, it...) // checked: see hostedParts
+				}
 			default:
 				b = appendMedia(b, mp)
 			}

@@ -77,9 +77,9 @@ func (c *chunkScanner) decode(data []byte, r *wireResponse) error {
 // Field names, for keys that match only case-insensitively.
 var (
 	responseFields  = []string{"candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId", "error"}
-	candidateFields = []string{"content", "finishReason", "finishMessage", "index"}
+	candidateFields = []string{"content", "finishReason", "finishMessage", "index", "groundingMetadata", "urlContextMetadata"}
 	contentFields   = []string{"role", "parts"}
-	partFields      = []string{"text", "thought", "thoughtSignature", "inlineData", "fileData", "functionCall", "functionResponse"}
+	partFields      = []string{"text", "thought", "thoughtSignature", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
 	callFields      = []string{"id", "name", "args"}
 	usageFields     = []string{"promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount", "cachedContentTokenCount", "totalTokenCount"}
 )

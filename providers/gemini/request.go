@@ -33,6 +33,22 @@ type wirePart struct {
 	FileData         *wireFileData     `json:"fileData,omitempty"`
 	FunctionCall     *wireFunctionCall `json:"functionCall,omitempty"`
 	FunctionResponse *wireFuncResponse `json:"functionResponse,omitempty"`
+	// Code execution (responses only): the part is also kept whole, in Raw,
+	// to go back unchanged (see hosted.go).
+	ExecutableCode      json.RawMessage `json:"executableCode,omitempty"`
+	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
+	Raw                 json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the part and keeps a code execution part whole.
+func (p *wirePart) UnmarshalJSON(data []byte) error {
+	type plain wirePart
+	p.Raw = nil
+	err := json.Unmarshal(data, (*plain)(p))
+	if p.ExecutableCode != nil || p.CodeExecutionResult != nil {
+		p.Raw = append(json.RawMessage(nil), data...)
+	}
+	return err
 }
 
 type wireBlob struct {

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -30,6 +31,9 @@ type wireCandidate struct {
 	FinishReason  string      `json:"finishReason"`
 	FinishMessage string      `json:"finishMessage"`
 	Index         int         `json:"index"`
+	// What built-in tools did (see hosted.go).
+	GroundingMetadata  json.RawMessage `json:"groundingMetadata"`
+	URLContextMetadata json.RawMessage `json:"urlContextMetadata"`
 }
 
 type wireUsage struct {
@@ -128,6 +132,8 @@ type assembler struct {
 	model       string
 	finished    bool // a finish reason or prompt block arrived
 	size        httpc.Budget
+	// The candidate's groundingMetadata and urlContextMetadata (the last).
+	grounding, urlContext json.RawMessage
 }
 
 // add takes one response or chunk and calls emit for each delta (emit may
@@ -166,6 +172,14 @@ func (a *assembler) add(r *wireResponse, emit func(runlet.StreamEvent)) error {
 		if c.FinishReason != "" {
 			a.finish, a.message, a.finished = c.FinishReason, c.FinishMessage, true
 		}
+		if len(bytes.TrimSpace(c.GroundingMetadata)) > 2 { // not {}: streams send {} until the last chunk
+			_ = a.size.Add(len(c.GroundingMetadata))
+			a.grounding = append(a.grounding[:0], c.GroundingMetadata...)
+		}
+		if len(bytes.TrimSpace(c.URLContextMetadata)) > 2 {
+			_ = a.size.Add(len(c.URLContextMetadata))
+			a.urlContext = append(a.urlContext[:0], c.URLContextMetadata...)
+		}
 	}
 	return nil
 }
@@ -181,6 +195,11 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 	}
 	_ = a.size.Add(n)
 	switch {
+	case p.ExecutableCode != nil || p.CodeExecutionResult != nil:
+		_ = a.size.Add(len(p.Raw))
+		a.flush()
+		_ = a.size.AddParts(1)
+		a.codePart(p)
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
 		argsJSON := wirejson.CompactOwned(fc.Args) // args are a copy or slice the body: ours
@@ -211,7 +230,7 @@ func (a *assembler) part(p *wirePart, emit func(runlet.StreamEvent)) {
 		a.open, a.openThought, a.openSig = true, p.Thought, sig
 		a.grow(kind, text, emit)
 	}
-	// Other parts (inline data, executable code, ...) are skipped.
+	// Other parts (inline data, ...) are skipped.
 }
 
 // grow appends text to the open part (kept in a builder, so a long stream
@@ -253,13 +272,18 @@ func (a *assembler) response() (*runlet.ModelResponse, error) {
 	if a.blocked != "" {
 		finish = runlet.FinishContentFilter
 	}
-	parts := a.parts
+	parts, searches := a.parts, 0
+	if a.grounding != nil || a.urlContext != nil {
+		parts, searches = grounded(a.name, parts, a.grounding, a.urlContext)
+	}
 	if parts == nil {
 		parts = []runlet.Part{}
 	}
+	usage := a.usage.usage()
+	usage.WebSearchRequests = searches
 	return &runlet.ModelResponse{
 		Message:      runlet.Message{Role: runlet.RoleAssistant, Parts: parts},
-		Usage:        a.usage.usage(),
+		Usage:        usage,
 		FinishReason: finish,
 		ID:           a.id,
 		Model:        a.model,

@@ -59,6 +59,7 @@ type respOutItem struct {
 // UnmarshalJSON decodes the item and keeps a hosted tool's item whole.
 func (it *respOutItem) UnmarshalJSON(data []byte) error {
 	type plain respOutItem
+	it.Raw = nil
 	err := json.Unmarshal(data, (*plain)(it))
 	if respHostedItem(it.Type) {
 		it.Raw = append(json.RawMessage(nil), bytes.TrimSpace(data)...)
