@@ -197,8 +197,8 @@ func aguiPartOf(p aguiPart) (runlet.Part, error) {
 		data = b
 	case "url":
 		u, err := url.Parse(p.Source.Value)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-			return nil, fmt.Errorf("%s part: the URL must be http or https", p.Type)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return nil, fmt.Errorf("%s part: the URL must be https", p.Type)
 		}
 		link = p.Source.Value
 	default:

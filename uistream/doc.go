@@ -154,7 +154,7 @@
 // and messages of sub-agents (subagentRunId) are dropped, tool messages
 // become tool results (error set: an error result). Content parts may be
 // text, and images, documents and audio inline (base64 "data") or by
-// http(s) URL, in user and tool messages; others (video, provider file
+// https URL, in user and tool messages; others (video, provider file
 // handles) are refused with 400. context entries reach the
 // model as text at the head of the user's message ("Context from the
 // application:"), never as instructions. tools (frontend tools) and
