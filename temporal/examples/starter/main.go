@@ -29,6 +29,7 @@ func main() {
 	namespace := flag.String("namespace", "default", "Temporal namespace")
 	id := flag.String("id", fmt.Sprintf("postcards-%d", time.Now().Unix()), "workflow ID: the run's durable name")
 	stream := flag.String("stream", "http://127.0.0.1:7280/", "the worker's token stream (its -stream address); empty: none")
+	payloads := flag.String("payloads", "", "the worker's -payloads directory, to read results kept there back into the result")
 	flag.Parse()
 	input := strings.Join(flag.Args(), " ")
 	if input == "" {
@@ -63,7 +64,15 @@ func main() {
 	done := make(chan struct{})
 	var res *runlet.Result
 	go func() {
-		res, err = temporal.Wait(ctx, run)
+		var stores []temporal.PayloadStore
+		if *payloads != "" {
+			s, serr := temporal.NewDirPayloadStore(*payloads)
+			if serr != nil {
+				log.Fatal(serr)
+			}
+			stores = append(stores, s)
+		}
+		res, err = temporal.Wait(ctx, run, stores...)
 		close(done)
 	}()
 	in := bufio.NewScanner(os.Stdin)

@@ -90,6 +90,7 @@ func main() {
 	namespace := flag.String("namespace", "default", "Temporal namespace")
 	model := flag.String("model", "gpt-4o-mini", "OpenAI model, when OPENAI_API_KEY is set")
 	streamAddr := flag.String("stream", "127.0.0.1:7280", "where the worker serves its runs' tokens to callers (server-sent events; empty: nowhere)")
+	payloads := flag.String("payloads", "", "a directory to keep tool results and transcripts in, out of the workflow history (share it with the starter's -payloads)")
 	flag.Parse()
 
 	// The model calls' tokens go to callers through a Hub: the starter
@@ -110,7 +111,16 @@ func main() {
 	if os.Getenv("OPENAI_API_KEY") != "" || os.Getenv("OPENAI_BASE_URL") != "" {
 		m = openai.NewChatCompletions(openai.Config{Model: *model})
 	}
+	var store temporal.PayloadStore
+	if *payloads != "" {
+		s, err := temporal.NewDirPayloadStore(*payloads)
+		if err != nil {
+			log.Fatal(err)
+		}
+		store = s
+	}
 	d, err := temporal.New(temporal.Config{
+		Payloads: store,
 		Agents: []*runlet.Agent{{
 			Name:         "postcards",
 			Instructions: "Look up the weather, then send a postcard about it, then say what you did.",
