@@ -12,7 +12,9 @@ import (
 // TestBrowser drives the page in headless Chromium (from the system's
 // packages) with playwright-core, offline: type a question, see the
 // reasoning, the tool call while it runs and the answer stream in, approve
-// the call on the page, and see the resumed run finish. On failure the
+// the call on the page, and see the resumed run finish; then ask again in
+// the same chat (the history, tool calls and approval included, goes back)
+// and reject the call. On failure the
 // script leaves a screenshot and the page's HTML in a directory kept and
 // named in the test's log.
 func TestBrowser(t *testing.T) {

@@ -1,7 +1,8 @@
 // Drives examples/webchat's page in a real, headless Chromium (installed
 // from the system's packages; never downloaded) as a person would: type a
 // question, see the reasoning and the answer stream in, see the tool call
-// while it runs, approve the call the agent asks about, see the run finish.
+// while it runs, approve the call the agent asks about, see the run finish;
+// then ask again in the same chat and reject the call.
 //
 //   CHROMIUM=/usr/bin/chromium SHOTS=/tmp/dir node webchat-browser.mjs URL
 //
@@ -69,6 +70,20 @@ try {
     page.waitForSelector('.tool[data-tool="save_note"][data-state="output-available"] >> text=saved', { timeout }));
   await step('see the final answer', () => page.waitForSelector('.message.assistant .text >> text=the note is saved', { timeout }));
   await step('see the chat ready again', () => page.waitForSelector('#status[data-status="ready"]', { timeout }));
+
+  // A second question in the same chat (its history goes back with it,
+  // tool calls and the approval included); this time reject the call.
+  await page.fill('#prompt', 'And in London?');
+  await page.click('#send');
+  await step('see get_weather for London', () =>
+    page.waitForSelector('.tool[data-tool="get_weather"][data-state="output-available"] >> text=London: sunny', { timeout }));
+  await step('see the second approval button', () =>
+    page.waitForSelector('.tool[data-tool="save_note"][data-state="approval-requested"] button.reject', { timeout }));
+  await page.click('.tool[data-tool="save_note"][data-state="approval-requested"] button.reject');
+  await step('see the call rejected', () => page.waitForSelector('.tool[data-tool="save_note"][data-state="output-denied"]', { timeout }));
+  await step('see the answer to the rejection', () =>
+    page.waitForSelector('.message.assistant .text >> text=I did not save the note', { timeout }));
+  await step('see the chat ready at the end', () => page.waitForSelector('#status[data-status="ready"]', { timeout }));
   const errors = log.filter((l) => l.startsWith('pageerror') || l.startsWith('console.error'));
   if (errors.length) throw new Error('the page logged errors:\n' + errors.join('\n'));
   console.log(JSON.stringify({ ok: true, streamedLengths: streamed }));
