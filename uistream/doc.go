@@ -145,7 +145,13 @@
 // # AG-UI
 //
 // NewAGUIHandler speaks AG-UI protocol version 1.0 (AGUIProtocolVersion;
-// @ag-ui/core and @ag-ui/client 1.0.0 in its tests). The request is a
+// @ag-ui/core and @ag-ui/client 1.0.0 in its tests), with the same
+// Options, and optionally session state to share with the page:
+//
+//	http.Handle("POST /api/agui", uistream.NewAGUIHandler(opts,
+//		uistream.AGUIState{Store: store, Keys: []string{"cart"}}))
+//
+// The request is a
 // RunAgentInput: {threadId, runId, messages, state, tools, context,
 // forwardedProps, resume}. threadId is the conversation ID
 // (Options.Session's chatID). Without resume, the trailing user messages
