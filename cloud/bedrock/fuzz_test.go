@@ -139,3 +139,19 @@ func frame(headers, payload []byte) []byte {
 	b = append(append(b, headers...), payload...)
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
+
+// A message with a bad CRC, or a header of an unknown type, is a final
+// ErrMalformedStream, not a cut-off stream to retry.
+func TestCorruptFrameIsMalformed(t *testing.T) {
+	good := frame([]byte{0}, []byte(`{}`)) // an empty header name, then a missing type
+	bad := bytes.Clone(frame(nil, []byte(`{"role":"assistant"}`)))
+	bad[len(bad)-1] ^= 0xff
+	unknownType := frame([]byte{1, 'x', 99}, nil)
+	for name, body := range map[string][]byte{"bad CRC": bad, "unknown header type": unknownType, "short header": good} {
+		_, err := bedrock.DecodeStream(offlineModel(t, 1<<20), body)
+		var perr *runlet.ProviderError
+		if !errors.Is(err, runlet.ErrMalformedStream) || !errors.As(err, &perr) || perr.Retryable {
+			t.Errorf("%s: %v, want a final ErrMalformedStream", name, err)
+		}
+	}
+}

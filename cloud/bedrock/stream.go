@@ -2,6 +2,7 @@ package bedrock
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -33,7 +34,8 @@ type frameReader struct {
 	br    *bufio.Reader
 	dec   *eventstream.Decoder
 	limit int64
-	buf   []byte
+	raw   []byte // the message being decoded
+	buf   []byte // its payload
 }
 
 func newFrameReader(r io.Reader, limit int64) *frameReader {
@@ -73,12 +75,22 @@ func (f *frameReader) next() (eventstream.Message, error) {
 	case total < minMessageLen || uint64(headers)+minMessageLen > uint64(total) || headers > maxHeadersLen:
 		return eventstream.Message{}, fmt.Errorf("%w: message length %d with %d bytes of headers", runlet.ErrMalformedStream, total, headers)
 	}
-	msg, err := f.dec.Decode(io.LimitReader(f.br, int64(total)), f.buf[:0])
-	if err != nil {
+	// The whole message first: a stream cut inside it is a read error
+	// (io.ErrUnexpectedEOF), anything the decoder then refuses is in the
+	// bytes themselves (ErrMalformedStream).
+	if cap(f.raw) < int(total) {
+		f.raw = make([]byte, total)
+	}
+	raw := f.raw[:total]
+	if _, err := io.ReadFull(f.br, raw); err != nil {
 		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // inside a message: cut off
+			err = io.ErrUnexpectedEOF
 		}
 		return eventstream.Message{}, err
+	}
+	msg, err := f.dec.Decode(bytes.NewReader(raw), f.buf[:0])
+	if err != nil {
+		return eventstream.Message{}, fmt.Errorf("%w: %v", runlet.ErrMalformedStream, err) // %v: not the decoder's io.EOF
 	}
 	f.buf = msg.Payload
 	return msg, nil
@@ -162,19 +174,14 @@ func (m *Model) readStream(ctx context.Context, resp *http.Response, model strin
 				return ctx.Err()
 			}
 			switch {
+			case errors.Is(err, runlet.ErrMalformedStream):
+				return &runlet.ProviderError{Provider: m.cfg.name, RequestID: requestID, Message: "malformed event stream", Err: err}
 			case errors.Is(err, io.EOF) && d.sawEnd:
 				return d.finish(ctx, emit)
 			case errors.Is(err, errMessageTooLarge):
 				return httpc.EventTooLarge(m.cfg.name, requestID, m.cfg.limit, err)
 			case errors.Is(err, io.EOF):
 				return d.incomplete(nil)
-			case errors.Is(err, io.ErrUnexpectedEOF):
-				return d.incomplete(err)
-			}
-			var checksum eventstream.ChecksumError
-			if errors.As(err, &checksum) || errors.Is(err, runlet.ErrMalformedStream) {
-				return &runlet.ProviderError{Provider: m.cfg.name, RequestID: requestID, Message: "malformed event stream",
-					Err: fmt.Errorf("%w: %w", runlet.ErrMalformedStream, err)}
 			}
 			return d.incomplete(err) // a connection reset, say
 		}
