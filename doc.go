@@ -98,10 +98,10 @@
 // (tool over run over Runtime): WithLimits, WithMaxTurns and WithPrices (a
 // SharedOption: Runtime or run; Agent.MaxTurns sits between the two),
 // WithToolTimeout and WithMaxToolOutput (a ToolLimitOption: Runtime, run or
-// tool), and the plural, variadic WithObservers, WithHooks and
-// WithPreparers, whose run values come after the Runtime's. Run only:
+// tool), and the plural, variadic WithObservers, WithHooks, WithPreparers
+// and WithGuardrails, whose run values come after the Runtime's. Run only:
 // WithSession, WithHistory, WithInput, WithRunID, WithSettings,
-// WithOptions, and for typed answers WithOutputSchema, WithOutputMode and
+// WithOptions, WithHeldOutput, and for typed answers WithOutputSchema, WithOutputMode and
 // WithOutputRetries. Tool only: WithApproval, WithInputSchema, and for an
 // agent's tool WithCallerHistory. Runtime only: the stores,
 // WithToolConcurrency, WithLogger. Values an option leaves unset are documented on the option
@@ -125,7 +125,8 @@
 //
 // Every run ends with exactly one terminal event: *RunFinished,
 // *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a
-// usage limit, a hook, context overflow) returns a *PolicyError naming it.
+// usage limit, a hook, a guardrail, context overflow) returns a
+// *PolicyError naming it.
 //
 // # Usage and cost
 //
@@ -158,6 +159,26 @@
 // KeepLastMessages, TokenBudget, Summarizer). Stores keep session history, session key-value
 // state and checkpoints of interrupted runs; NewMemoryStore is built in,
 // store/sqlite and store/postgres are durable.
+//
+// # Guardrails
+//
+// A Guardrail checks the run's input, its final answer (text, and RunAs's
+// value) and its tool calls (arguments before, result after), and passes,
+// rejects a tool call or result with an is-error result the model sees, or
+// trips: the run ends with a *PolicyError (policy "guardrail:" + name)
+// wrapping a *GuardrailTripped (ErrGuardrailTripped). Input checks run
+// beside the agent's first model call, so passing ones cost no wall time,
+// and a tripwire cancels that call at once (it counts as one request);
+// Blocking ones run before it. For a Stream, deltas of an answer a
+// tripwire stops are followed by OutputWithdrawn, or with WithHeldOutput
+// are held back until the checks pass. A check may call a model through
+// CallModel; a check's own failure fails closed unless FailOpen. Each
+// check is a GuardrailChecked event. Agent.Guardrails go wherever the
+// agent runs; WithGuardrails adds the run's own (see Guardrail for which
+// run where, agents called as tools, handoffs and Resume). Package
+// guardrails has ready ones (PII and regular-expression screens, an input
+// size bound, a model-based classifier); the temporal module runs each
+// check in an activity.
 //
 // # State, crash safety and resume
 //
