@@ -375,6 +375,12 @@ func (e *uiEncoder) toolFinished(w *frameWriter, ev *runlet.ToolFinished) error 
 // outcome is a finished call's chunk for its tool part.
 func outcome(ev *runlet.ToolFinished) chunk {
 	id := ev.Call.ID
+	switch ev.ErrorKind {
+	case runlet.ToolUnknown, runlet.ToolInvalidJSON, runlet.ToolInvalidArgs:
+		// The model's call itself was wrong: the protocol's input error.
+		return chunk{Type: "tool-input-error", ToolCallID: id, ToolName: ev.Call.Name, Input: jsonOrString(ev.Call.Arguments),
+			ErrorText: textPtr(ev.Result.Content), Dynamic: true}
+	}
 	switch {
 	case ev.ErrorKind == runlet.ToolDenied:
 		return chunk{Type: "tool-output-denied", ToolCallID: id}

@@ -317,3 +317,29 @@ func TestAISDKClientPartsAndSources(t *testing.T) {
 		t.Errorf("parts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestAISDKClientInputError: a call the model got wrong (an unknown tool,
+// arguments its schema refuses) is the protocol's tool-input-error, and
+// the page's part shows the error; the model sees it and goes on.
+func TestAISDKClientInputError(t *testing.T) {
+	replies := []runlettest.Reply{
+		runlettest.ToolCallReply(runlettest.Call("call_u", "no_such_tool", `{}`), runlettest.Call("call_a", "get_weather", `{"city":7}`)),
+		runlettest.TextReply("Sorry."),
+	}
+	m := runlettest.NewModel(append(slices.Clone(replies), replies...)...)
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: newAgent(m)}))
+	defer srv.Close()
+	s := runClient(t, srv.URL, "plain")
+	if n := strings.Count(strings.Join(s.RawTypes, " "), "tool-input-error"); n != 2 {
+		t.Errorf("%d tool-input-error chunks: %v", n, s.RawTypes)
+	}
+	var states []string
+	for _, p := range parseMessage(t, s.First).Parts {
+		if p.Type == "dynamic-tool" {
+			states = append(states, p.ToolCallID+":"+p.State)
+		}
+	}
+	if got := strings.Join(states, " "); got != "call_u:output-error call_a:output-error" {
+		t.Errorf("tool parts %s", got)
+	}
+}

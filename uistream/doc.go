@@ -102,10 +102,13 @@
 //	ToolFinished                       tool-output-available {output: the structured value the tool
 //	                                   returned, else the result's text (as JSON when it is a JSON
 //	                                   object or array)}; tool-output-error {errorText} for an error
-//	                                   result; tool-output-denied for a call rejected by a person or
-//	                                   denied by a hook; then one file {url, mediaType,
-//	                                   providerMetadata: {runlet: {toolCallId}}} per image, file or
-//	                                   audio part of the result (inline bytes as a data: URL)
+//	                                   result; tool-input-error {input, errorText} for a call of an
+//	                                   unknown tool or with invalid arguments (ToolUnknown,
+//	                                   ToolInvalidJSON, ToolInvalidArgs); tool-output-denied for a
+//	                                   call rejected by a person or denied by a hook; then one file
+//	                                   {url, mediaType, providerMetadata: {runlet: {toolCallId}}}
+//	                                   per image, file or audio part of the result (inline bytes as
+//	                                   a data: URL)
 //	HostedToolFinished                 tool-input-available and tool-output-available (or
 //	                                   tool-output-error) {providerExecuted: true, output: {output,
 //	                                   sources}}: a provider-hosted tool, such as web search
