@@ -95,7 +95,7 @@ func (e *aguiEncoder) finished(w *frameWriter, ev *runlet.RunFinished) error {
 	e.ended = true
 	out := aguiRunFinished{aguiBase: base("RUN_FINISHED", ev), ThreadID: e.in.ThreadID, RunID: e.in.RunID, Outcome: &aguiOutcome{Type: "success"}}
 	if res := ev.Result; res != nil {
-		out.Usage = aguiUsageOf(res)
+		out.Usage, out.Metadata = aguiUsageOf(res), aguiRunMetaOf(res)
 		if e.typed && json.Valid([]byte(res.Output)) {
 			out.Result = json.RawMessage(res.Output)
 		}
@@ -161,7 +161,7 @@ func (e *aguiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) err
 	}
 	run := aguiRunFinished{aguiBase: base("RUN_FINISHED", ev), ThreadID: e.in.ThreadID, RunID: e.in.RunID, Outcome: out}
 	if ev.Result != nil {
-		run.Usage = aguiUsageOf(ev.Result)
+		run.Usage, run.Metadata = aguiUsageOf(ev.Result), aguiRunMetaOf(ev.Result)
 	}
 	return w.data(run)
 }
@@ -177,7 +177,7 @@ func (e *aguiEncoder) runError(w *frameWriter, ev runlet.Event, err error, faile
 	e.ended = true
 	out := aguiRunError{aguiBase: base("RUN_ERROR", ev), Message: e.opts.ErrorText(err, failed)}
 	if failed != nil {
-		out.Code = failed.ErrorType
+		out.Code, out.Metadata = failed.ErrorType, aguiRunMetaOf(failed.Result)
 	}
 	return w.data(out)
 }

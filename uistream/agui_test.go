@@ -189,6 +189,13 @@ func TestAGUIStreamsARun(t *testing.T) {
 	if len(usage) != 2 || usage[1].(map[string]any)["model"] != "m-1" || usage[1].(map[string]any)["totalTokens"] != 15.0 {
 		t.Errorf("RUN_FINISHED usage %v", usage)
 	}
+	finMeta, _ := fin["metadata"].(map[string]any)
+	meta, _ := finMeta["runlet"].(map[string]any)
+	runUsage, _ := meta["usage"].(map[string]any)
+	if id, _ := meta["runId"].(string); !strings.HasPrefix(id, "run_") || meta["turns"] != 2.0 ||
+		runUsage["total_tokens"] != 30.0 || meta["cost"] == nil {
+		t.Errorf("RUN_FINISHED metadata %v", fin["metadata"])
+	}
 	custom := aguiFind(events, "CUSTOM")
 	if len(custom) != 2 || custom[0]["name"] != "runlet.usage" {
 		t.Errorf("CUSTOM events %v", custom)

@@ -1,6 +1,10 @@
 package uistream
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/runlet/runlet"
+)
 
 // AGUIProtocolVersion is the AG-UI protocol version AGUI speaks: the
 // schema of @ag-ui/core 1.0.0 (https://ag-ui.com/spec/1.0/schema.json),
@@ -105,6 +109,28 @@ type aguiRunFinished struct {
 	Result   json.RawMessage `json:"result,omitempty"`
 	Outcome  *aguiOutcome    `json:"outcome,omitempty"`
 	Usage    []aguiUsage     `json:"usage,omitempty"`
+	Metadata *aguiRunMeta    `json:"metadata,omitempty"`
+}
+
+// aguiRunMeta is what RUN_FINISHED and RUN_ERROR say of the run under the
+// "runlet" metadata key: Runlet's run ID (for the server's logs), what it
+// used and cost (runlet.Usage's and runlet.Cost's JSON) and its turns.
+type aguiRunMeta struct {
+	Runlet struct {
+		RunID string       `json:"runId"`
+		Usage runlet.Usage `json:"usage"`
+		Cost  runlet.Cost  `json:"cost"`
+		Turns int          `json:"turns"`
+	} `json:"runlet"`
+}
+
+func aguiRunMetaOf(res *runlet.Result) *aguiRunMeta {
+	if res == nil {
+		return nil
+	}
+	m := &aguiRunMeta{}
+	m.Runlet.RunID, m.Runlet.Usage, m.Runlet.Cost, m.Runlet.Turns = res.RunID, res.Usage, res.Cost, res.Turns
+	return m
 }
 
 type aguiOutcome struct {
@@ -144,8 +170,9 @@ type aguiUsage struct {
 
 type aguiRunError struct {
 	aguiBase
-	Message string `json:"message"`
-	Code    string `json:"code,omitempty"`
+	Message  string       `json:"message"`
+	Code     string       `json:"code,omitempty"`
+	Metadata *aguiRunMeta `json:"metadata,omitempty"`
 }
 
 type aguiStep struct {

@@ -219,13 +219,18 @@
 //	                                   messages (AG-UI has no event that takes text back)
 //	RunFinished                        STATE_DELTA (if changed), RUN_FINISHED {outcome: success,
 //	                                   usage: per model, result: the typed answer (a run with an
-//	                                   output schema, as RunAs and StreamAs make)}
+//	                                   output schema, as RunAs and StreamAs make), metadata}
 //	RunInterrupted                     STATE_SNAPSHOT (with shared state), RUN_FINISHED {outcome:
-//	                                   interrupt {interrupts}, usage}; no MESSAGES_SNAPSHOT: the
-//	                                   client has the messages, the resume Runlet's checkpoint
-//	RunFailed, or no terminal event    RUN_ERROR {message: Options.ErrorText, code: ErrorType}
+//	                                   interrupt {interrupts}, usage, metadata}; no MESSAGES_SNAPSHOT:
+//	                                   the client has the messages, the resume Runlet's checkpoint
+//	RunFailed, or no terminal event    RUN_ERROR {message: Options.ErrorText, code: ErrorType,
+//	                                   metadata}
 //	other events                       none (ContextPrepared, ToolStarted, ModelStarted's request,
 //	                                   event types newer than this package)
+//
+// metadata is {runlet: {runId, usage, cost, turns}}: Runlet's run ID (for
+// the server's logs), and the run's usage and cost as runlet.Usage's and
+// runlet.Cost's JSON.
 //
 // Events of an agent called as a tool (depth > 0) are mapped the same way
 // and carry subagentRunId, its call path (EventHeader.CallPath). Before
