@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
-
-	"github.com/runlet/runlet"
 )
 
 // AnthropicServer is a fake Anthropic Messages API (POST /v1/messages) on
@@ -72,12 +70,18 @@ type AnthropicBlock struct {
 	// as is: in content, or in content_block_start followed by
 	// content_block_stop.
 	Raw json.RawMessage
+	// Citations of a text block (citation objects, such as
+	// web_search_result_location): in content, or as citations_delta
+	// events after its text (see AnthropicCitedText).
+	Citations []json.RawMessage
 }
 
 // AnthropicUsage is a scripted response's token usage.
 type AnthropicUsage struct {
 	InputTokens, OutputTokens                      int
 	CacheCreationInputTokens, CacheReadInputTokens int
+	// WebSearchRequests is usage.server_tool_use.web_search_requests.
+	WebSearchRequests int
 }
 
 // AnthropicError is an error answer (the same type on every fake server;
@@ -117,41 +121,6 @@ func NewAnthropicServer(responses ...AnthropicResponse) *AnthropicServer {
 func (s *AnthropicServer) BaseURL() string { return s.URL }
 
 // anthropicFromReply renders a provider-neutral reply.
-func anthropicFromReply(w WireReply) AnthropicResponse {
-	r := AnthropicResponse{ID: w.ID, Model: w.Model, Error: w.Error, ErrorAfter: w.ErrorAfter, Body: w.Body}
-	if w.Reasoning != "" || w.ReasoningSignature != "" {
-		r.Content = append(r.Content, AnthropicThinking(w.Reasoning, w.ReasoningSignature))
-	}
-	if w.Text != "" || (len(w.ToolCalls) == 0 && w.Refusal == "") {
-		r.Content = append(r.Content, AnthropicText(w.Text))
-	}
-	for _, c := range w.ToolCalls {
-		r.Content = append(r.Content, AnthropicToolUse(c.ID, c.Name, c.Arguments))
-	}
-	switch w.Finish {
-	case "":
-	case runlet.FinishStop:
-		r.StopReason = "end_turn"
-	case runlet.FinishToolCalls:
-		r.StopReason = "tool_use"
-	case runlet.FinishLength:
-		r.StopReason = "max_tokens"
-	case runlet.FinishContentFilter, runlet.FinishRefusal:
-		r.StopReason = "refusal"
-	case runlet.FinishPause:
-		r.StopReason = "pause_turn"
-	default:
-		r.StopReason = string(w.Finish)
-	}
-	if w.Refusal != "" {
-		r.StopReason, r.StopDetails = "refusal", &AnthropicStopDetails{Explanation: w.Refusal}
-	}
-	if u := w.Usage; u != nil {
-		r.Usage = AnthropicUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CachedTokens}
-	}
-	return r
-}
-
 // Enqueue appends responses to the script.
 func (s *AnthropicServer) Enqueue(responses ...AnthropicResponse) { s.enqueue(responses) }
 
@@ -279,6 +248,9 @@ type anthropicUsageJSON struct {
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
+	ServerToolUse            *struct {
+		WebSearchRequests int `json:"web_search_requests"`
+	} `json:"server_tool_use,omitempty"`
 }
 
 type anthropicMessageJSON struct {
@@ -306,12 +278,18 @@ func (r AnthropicResponse) stopReason() string {
 }
 
 func (r AnthropicResponse) usage() anthropicUsageJSON {
-	return anthropicUsageJSON{
+	u := anthropicUsageJSON{
 		InputTokens:              r.Usage.InputTokens,
 		CacheCreationInputTokens: r.Usage.CacheCreationInputTokens,
 		CacheReadInputTokens:     r.Usage.CacheReadInputTokens,
 		OutputTokens:             r.Usage.OutputTokens,
 	}
+	if n := r.Usage.WebSearchRequests; n > 0 {
+		u.ServerToolUse = &struct {
+			WebSearchRequests int `json:"web_search_requests"`
+		}{n}
+	}
+	return u
 }
 
 func anthropicMessage(r AnthropicResponse) anthropicMessageJSON {
@@ -331,10 +309,7 @@ func (b AnthropicBlock) full() json.RawMessage {
 	var v any
 	switch b.Type {
 	case "text":
-		v = struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}{b.Type, b.Text}
+		v = b.textJSON()
 	case "tool_use":
 		v = struct {
 			Type  string          `json:"type"`
@@ -458,6 +433,11 @@ func (s *AnthropicServer) stream(rw http.ResponseWriter, r AnthropicResponse, f 
 		}
 		for _, p := range pieces {
 			if !emit("content_block_delta", blockDelta{"content_block_delta", i, delta(p)}) {
+				return
+			}
+		}
+		for _, c := range b.Citations {
+			if !emit("content_block_delta", citationDelta(i, c)) {
 				return
 			}
 		}

@@ -348,3 +348,27 @@ func TestHostedToolDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// A text block whose citations come whole in content_block_start (a
+// proxy's, or the fake server's without deltas) keeps them; with
+// citations_delta after, both count.
+func TestStreamCitationsInStartBlock(t *testing.T) {
+	body := sseBody(
+		"message_start", evStart,
+		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Go 1.26","citations":[{"type":"web_search_result_location","url":"https://go.dev","title":"Go"}]}}`,
+		"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","url":"https://go.dev/doc"}}}`,
+		"content_block_stop", `{"type":"content_block_stop","index":0}`,
+		"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`,
+		"message_stop", evStop,
+	)
+	_, m := newServerModel(t, Config{}, runlettest.AnthropicResponse{Body: body})
+	_, resp, err := collect(t, m.Stream(ctxTimeout(t), userRequest("x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, ok := resp.Message.Parts[0].(runlet.TextPart)
+	if !ok || len(resp.Message.Parts) != 1 || tp.Text != "Go 1.26" || len(tp.Citations) != 2 ||
+		tp.Citations[0].URL != "https://go.dev" || tp.Citations[1].URL != "https://go.dev/doc" {
+		t.Fatalf("parts %+v", resp.Message.Parts)
+	}
+}

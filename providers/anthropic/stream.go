@@ -233,8 +233,14 @@ func (d *decoder) start() (out runlet.StreamEvent, ok bool, err error) {
 		if cb.Text != "" {
 			out = runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: cb.Text}
 			d.add(out)
-			return out, true, nil
 		}
+		for _, raw := range cb.Citations { // usually [] here, then citations_delta
+			if c, ok := citation(d.name, raw); ok {
+				_ = d.size.Add(len(raw))
+				d.acc.AddCitation(c)
+			}
+		}
+		return out, cb.Text != "", nil
 	case "thinking":
 		b.kind = blockThinking
 		b.signature = cb.Signature
