@@ -182,6 +182,7 @@ func (c Config) resolve(ctx context.Context) (resolved, error) {
 	}
 	s := &signer{
 		creds:    creds,
+		chain:    c.Credentials == nil,
 		apiKey:   key,
 		region:   region,
 		origin:   origin,

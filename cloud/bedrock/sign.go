@@ -26,6 +26,7 @@ import (
 // configured origin: a redirect elsewhere goes unsigned.
 type signer struct {
 	creds    aws.CredentialsProvider // nil with an API key
+	chain    bool                    // creds is the SDK's default chain
 	apiKey   string
 	region   string
 	origin   *url.URL
@@ -40,11 +41,17 @@ type signer struct {
 // because the credential chain found no usable credentials. It wraps the
 // AWS SDK's error, which names the sources it tried.
 type CredentialError struct {
-	Err error
+	// DefaultChain is set when the credentials came from the AWS SDK's
+	// default chain rather than Config.Credentials.
+	DefaultChain bool
+	Err          error
 }
 
 func (e *CredentialError) Error() string {
-	return "no usable AWS credentials (tried the configured provider or the default chain: environment, shared config and credentials files, SSO, web identity, container and instance roles): " + e.Err.Error()
+	if e.DefaultChain {
+		return "no usable AWS credentials: the AWS SDK's default chain tried the environment (AWS_ACCESS_KEY_ID), the shared config and credentials files (profile, SSO, assume-role, credential process), web identity, and the container and instance roles: " + e.Err.Error()
+	}
+	return "no usable AWS credentials from Config.Credentials: " + e.Err.Error()
 }
 
 func (e *CredentialError) Unwrap() error { return e.Err }
@@ -115,7 +122,7 @@ func (s *signer) sign(ctx context.Context, req *http.Request) (*http.Request, er
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &CredentialError{Err: err}
+		return nil, &CredentialError{DefaultChain: s.chain, Err: err}
 	}
 	s.remember(creds.SecretAccessKey, creds.SessionToken)
 	sum := sha256.Sum256(body)

@@ -156,7 +156,7 @@ func TestCredentialChainFailure(t *testing.T) {
 	m := newModel(t, srv, bedrock.Config{Credentials: fail})
 	_, err := m.Generate(ctx(t), hello())
 	var cerr *bedrock.CredentialError
-	if !errors.As(err, &cerr) || !strings.Contains(err.Error(), "no EC2 IMDS role found") {
+	if !errors.As(err, &cerr) || cerr.DefaultChain || !strings.Contains(err.Error(), "Config.Credentials") || !strings.Contains(err.Error(), "no EC2 IMDS role found") {
 		t.Fatalf("error %v, want a *bedrock.CredentialError naming the provider's failure", err)
 	}
 	if n := len(srv.Requests()); n != 0 {
