@@ -231,7 +231,7 @@ func (e *uiEncoder) delta(w *frameWriter, kind, delta string) error {
 			return err
 		}
 	}
-	return w.data(chunk{Type: kind + "-delta", ID: e.openID, Delta: delta})
+	return w.deltaFrame(kind+"-delta", "id", e.openID, "delta", delta)
 }
 
 // closePart ends the text or reasoning part being streamed.
@@ -295,7 +295,7 @@ func (e *uiEncoder) toolDelta(w *frameWriter, ev *runlet.ToolCallDelta) error {
 	if ev.Delta == "" {
 		return nil
 	}
-	return w.data(chunk{Type: "tool-input-delta", ToolCallID: c.id, InputTextDelta: ev.Delta})
+	return w.deltaFrame("tool-input-delta", "toolCallId", c.id, "inputTextDelta", ev.Delta)
 }
 
 // modelFinished sends what a model that does not stream said (Generate,

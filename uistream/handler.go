@@ -67,7 +67,8 @@ type Options struct {
 	// WriteTimeout bounds each write to the client. The run waits for a
 	// slow client (events are not queued, so memory does not grow with
 	// the client's delay) and is cancelled when one write waits longer
-	// than this. Zero means DefaultWriteTimeout; negative, no bound.
+	// than this (at least 7/8 of it: the deadline moves in steps). Zero
+	// means DefaultWriteTimeout; negative, no bound.
 	WriteTimeout time.Duration
 	// ErrorText is the text a client sees for a failed run (err is what
 	// runlet.Runtime.Stream yielded, the *runlet.RunFailed its event, nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // frameWriter writes server-sent events to one response. Frames collect
@@ -14,10 +16,14 @@ import (
 // run (which holds one event at a time, so memory does not grow) until
 // the timeout fails the write and the handler cancels the run.
 type frameWriter struct {
+	scratch []byte // a frame built by hand (see deltaFrame)
 	rc      *http.ResponseController
 	buf     *bufio.Writer
 	timeout time.Duration
 	err     error // the first write error; every later call returns it
+
+	deadlineSet time.Time // when the write deadline was last moved
+	noDeadline  bool      // the ResponseWriter has no deadlines
 }
 
 // deadlineWriter is the response, each write under a fresh deadline.
@@ -27,11 +33,27 @@ type deadlineWriter struct {
 }
 
 func (d deadlineWriter) Write(p []byte) (int, error) {
-	if d.fw.timeout > 0 {
-		// A server or test ResponseWriter without deadlines writes unbounded.
-		_ = d.fw.rc.SetWriteDeadline(time.Now().Add(d.fw.timeout))
-	}
+	d.fw.extendDeadline()
 	return d.w.Write(p)
+}
+
+// extendDeadline moves the write deadline to a timeout from now. Setting
+// it costs a timer update, so it moves only once an eighth of the timeout
+// went by: a write may wait between 7/8 of the timeout and all of it.
+func (fw *frameWriter) extendDeadline() {
+	if fw.timeout <= 0 || fw.noDeadline {
+		return
+	}
+	now := time.Now()
+	if now.Sub(fw.deadlineSet) < fw.timeout/8 {
+		return
+	}
+	if err := fw.rc.SetWriteDeadline(now.Add(fw.timeout)); err != nil {
+		// A ResponseWriter without deadlines (a test's) writes unbounded.
+		fw.noDeadline = true
+		return
+	}
+	fw.deadlineSet = now
 }
 
 func newFrameWriter(w http.ResponseWriter, timeout time.Duration) *frameWriter {
@@ -50,6 +72,28 @@ func (fw *frameWriter) data(v any) error {
 	if err != nil {
 		return err // a bug in an encoder, not the client's fault
 	}
+	return fw.raw("data: ", b)
+}
+
+// deltaFrame writes {"type":typ,idKey:id,deltaKey:delta} as one data
+// event, built without encoding/json: the stream's most frequent frames
+// (text, reasoning and tool-input deltas) cost no reflection.
+func (fw *frameWriter) deltaFrame(typ, idKey, id, deltaKey, delta string) error {
+	if fw.err != nil {
+		return fw.err
+	}
+	b := append(fw.scratch[:0], `{"type":`...)
+	b = wirejson.AppendString(b, typ)
+	b = append(b, ',', '"')
+	b = append(b, idKey...)
+	b = append(b, '"', ':')
+	b = wirejson.AppendString(b, id)
+	b = append(b, ',', '"')
+	b = append(b, deltaKey...)
+	b = append(b, '"', ':')
+	b = wirejson.AppendString(b, delta)
+	b = append(b, '}')
+	fw.scratch = b
 	return fw.raw("data: ", b)
 }
 
