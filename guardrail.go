@@ -56,6 +56,10 @@ type Guardrail struct {
 	// ToolCall checks a call's arguments (validated against the tool's
 	// schema) before the tool runs: Reject answers the call with an
 	// is-error result carrying the verdict's Message instead of running it.
+	// It runs after the BeforeToolCall hooks and any approval (on Resume,
+	// for an approved call), on the call's worker, so the calls of a turn
+	// are checked concurrently. Calls a hook answered, calls that failed
+	// validation and handoffs are not checked: no tool runs for them.
 	ToolCall func(ctx context.Context, call ToolCallPart) (GuardrailVerdict, error)
 	// ToolResult checks a call's result before the model sees it: Reject
 	// replaces it with an is-error result carrying the verdict's Message.
