@@ -121,3 +121,24 @@ func TestDefaultCredentialChain(t *testing.T) {
 		}
 	})
 }
+
+// A BaseURL without a Region anywhere signs for the Region its host names
+// (bedrock-runtime.{region}.amazonaws.com, a VPC endpoint's), else
+// us-east-1.
+func TestRegionFromBaseURL(t *testing.T) {
+	isolate(t)
+	for url, want := range map[string]string{
+		"https://bedrock-runtime.eu-west-3.amazonaws.com":                 "eu-west-3",
+		"https://vpce-0a1b.bedrock-runtime.ap-south-1.vpce.amazonaws.com": "ap-south-1",
+		"https://bedrock-runtime-fips.us-gov-west-1.amazonaws.com":        "us-gov-west-1",
+		"http://127.0.0.1:8080/proxy":                                     "us-east-1",
+	} {
+		m, err := bedrock.New(context.Background(), bedrock.Config{BaseURL: url, Model: testModel, APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Region() != want {
+			t.Errorf("%s: Region %q, want %q", url, m.Region(), want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package bedrock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ import (
 
 // Defaults for Config.
 const (
+	// defaultRegion signs for a BaseURL that names no Region when none is
+	// configured (a proxy, a local gateway).
+	defaultRegion = "us-east-1"
 	// DefaultName labels errors and the continuation state (reasoning
 	// signatures) made by this adapter.
 	DefaultName = "bedrock"
@@ -41,7 +45,8 @@ type Config struct {
 	// Region is the AWS Region of the endpoint and of the signature.
 	// Empty means the usual places, in the AWS SDK's order: $AWS_REGION,
 	// $AWS_DEFAULT_REGION, then the profile's region in the shared config
-	// file.
+	// file; with a BaseURL, else the Region its host names, else
+	// us-east-1.
 	Region string
 	// Profile is the shared config profile to load (credentials and
 	// region). Empty means $AWS_PROFILE, else "default".
@@ -164,7 +169,7 @@ func (c Config) resolve(ctx context.Context) (resolved, error) {
 		return resolved{}, fmt.Errorf("bedrock: Config.BaseURL is not an http(s) URL")
 	}
 	if region == "" {
-		region = regionOf(origin.Host)
+		region = cmp.Or(regionOf(origin.Host), defaultRegion)
 	}
 	if key == "" && creds == nil {
 		return resolved{}, errors.New("bedrock: no AWS credentials provider")
