@@ -16,7 +16,8 @@
 #    binary) and staticcheck in the temporal module.
 #
 # Measured on a shared 2-core machine: ~19 min with empty module and build
-# caches (the dev server ~15 min of it), ~22 s with the dev server cached.
+# caches (the dev server ~15 min of it), ~140 s with the dev server cached
+# (most of it TestLongRunHistoryStaysSmall: 200 turns under -race).
 #
 # Usage: bash temporal/ci.sh     (from anywhere)
 set -euo pipefail
