@@ -41,6 +41,9 @@ type File struct {
 	// Tools the model may call, by name: the Loader's registry, then the
 	// built-ins (Builtins).
 	Tools []ToolRef `yaml:"tools"`
+	// HostedTools are tools the provider runs itself, such as web search
+	// (see HostedTool).
+	HostedTools []HostedTool `yaml:"hosted_tools"`
 	// ToolTimeout bounds each tool call that has no timeout of its own.
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
 	// ToolConcurrency bounds parallel tool calls within a turn.
@@ -257,6 +260,8 @@ func (l *Loader) Decode(name string, data []byte) (*File, error) {
 	d.errs = append(d.errs, f.validate(bad)...)
 	_, errs := l.resolveTools(f, bad, false)
 	d.errs = append(d.errs, errs...)
+	_, errs = f.hostedTools()
+	d.errs = append(d.errs, errs...)
 	d.errs = append(d.errs, l.validateStore(f, bad)...)
 	d.errs = append(d.errs, l.validateCloud(f, bad)...)
 	if p := f.Model.Provider; p != "" && !bad.under("model.provider") && !slices.Contains(Providers(), p) && !slices.Contains(cloudOnly, p) {
@@ -391,6 +396,8 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	}
 	tools, terrs := l.resolveTools(f, nil, true)
 	errs = append(errs, terrs...)
+	hosted, herrs := f.hostedTools()
+	errs = append(errs, herrs...)
 	output, err := outputSchema(f.OutputSchema)
 	if err != nil {
 		errs = append(errs, f.errAt("output_schema", "", "%s", err.Error()))
@@ -403,6 +410,7 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 		Instructions: f.Instructions,
 		Model:        model,
 		Tools:        tools,
+		HostedTools:  hosted,
 		Settings:     f.Model.Settings,
 		Options:      maps.Clone(f.Model.Options),
 		MaxTurns:     f.MaxTurns,

@@ -57,6 +57,11 @@
 //	  - name: search_news           # or made by a factory (Loader.Factories)
 //	    use: serper                 #   from its params, decoded strictly
 //	    params: {api_key: "${SERPER_API_KEY}", type: news}
+//	hosted_tools:                   # tools the provider runs: web_search, code_execution, web_fetch
+//	  - kind: web_search
+//	    options: {max_uses: 3}      #   merged into the provider's declaration
+//	  - provider: anthropic         # or one provider's own tool, sent only to it
+//	    declaration: {type: web_fetch_20250910, name: web_fetch}
 //	tool_timeout: 30s               # for tools without their own timeout
 //	tool_concurrency: 4             # parallel tool calls per turn
 //	mcp_servers:                    # tools of MCP servers, named NAME_TOOL

@@ -25,6 +25,7 @@ type flags struct {
 	system   string
 	options  optionsFlag
 	tools    listFlag
+	hosted   listFlag // --hosted: tools the provider runs
 	mcp      mcpFlag
 	maxTurns int
 
@@ -88,6 +89,9 @@ a recorded session is replayed):
                          --no-reasoning.
   --tool NAME            built-in tool to offer the model, repeatable:
                          current_time, calculator
+  --hosted KIND          a tool the provider runs itself, repeatable:
+                         web_search, code_execution, web_fetch (as the
+                         provider offers them; citations are printed)
 ` + mcpFlagHelp + `  --max-turns N          model calls per run (default 20)
   --output-schema FILE   a JSON Schema (JSON file): the answer must be JSON
                          matching it; it is validated, asked for again when
@@ -170,6 +174,7 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.StringVar(&f.system, "system", "", "")
 	fs.Var(f.options, "option", "")
 	fs.Var(&f.tools, "tool", "")
+	fs.Var(&f.hosted, "hosted", "")
 	fs.Var(&f.mcp, "mcp", "")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "")
 	fs.Func("temperature", "", func(s string) error {
@@ -279,6 +284,7 @@ func (f *flags) shapingFlags() []string {
 		{"--reasoning", f.reasoning.Effort != ""},
 		{"--reasoning-budget", f.reasoning.BudgetTokens > 0},
 		{"--tool", len(f.tools) > 0},
+		{"--hosted", len(f.hosted) > 0},
 	} {
 		if x.set {
 			set = append(set, x.name)

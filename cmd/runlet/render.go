@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -225,6 +226,23 @@ func (r *renderer) event(ev runlet.Event) {
 		if !r.outCol0 {
 			r.writeOut("\n")
 		}
+		if e.Response != nil {
+			r.citations(e.Response.Message)
+		}
+	case *runlet.HostedToolFinished:
+		// A tool the provider ran within the call: what it was asked and
+		// what it found.
+		r.line()
+		p := e.Part
+		what := printable(cmp.Or(string(p.Kind), p.Name))
+		s := a.style(cyan, "⌕ "+what) + " " + a.style(dim, printable(oneLine(string(p.Input), 100)))
+		if n := len(p.Sources); n > 0 {
+			s += a.style(dim, fmt.Sprintf(" · %d source%s", n, plural(n)))
+		}
+		if p.IsError {
+			s += a.style(red, " failed")
+		}
+		r.writeErr(s + "\n")
 	case *runlet.ContextPrepared:
 		if e.Changed {
 			for _, n := range e.Notes {
@@ -270,6 +288,32 @@ func (r *renderer) event(ev runlet.Event) {
 			r.writeOut("\n")
 		}
 	}
+}
+
+// citations lists the sources an answer's text cites, once each, on
+// stderr (the answer itself stays on stdout, as written).
+func (r *renderer) citations(msg runlet.Message) {
+	seen := map[string]bool{}
+	var lines []string
+	for _, p := range msg.Parts {
+		t, ok := p.(runlet.TextPart)
+		if !ok {
+			continue
+		}
+		for _, c := range t.Citations {
+			key := cmp.Or(c.URL, c.FileID)
+			if key == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			lines = append(lines, fmt.Sprintf("  [%d] %s %s", len(lines)+1, printable(oneLine(cmp.Or(c.Title, "untitled"), 100)), printable(key)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	r.line()
+	r.writeErr(r.a.style(dim, "sources:\n"+strings.Join(lines, "\n")) + "\n")
 }
 
 // guardrail prints a check that did not simply pass: a tripwire, a
@@ -321,6 +365,13 @@ func (r *renderer) summary(res *runlet.Result) {
 	}
 	if u.CachedInputTokens > 0 {
 		extra = append(extra, fmt.Sprintf("%d cached", u.CachedInputTokens))
+	}
+	if u.WebSearchRequests > 0 {
+		if u.WebSearchRequests == 1 {
+			extra = append(extra, "1 web search")
+		} else {
+			extra = append(extra, fmt.Sprintf("%d web searches", u.WebSearchRequests))
+		}
 	}
 	if len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, ", ") + ")")

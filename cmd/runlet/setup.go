@@ -135,6 +135,9 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	for _, t := range f.tools {
 		file.Tools = append(file.Tools, config.ToolRef{Name: t})
 	}
+	for _, k := range f.hosted {
+		file.HostedTools = append(file.HostedTools, config.HostedTool{Kind: k})
+	}
 	file.MCPServers = append(file.MCPServers, mcpServers(f.mcp, file.MCPServers)...)
 	if f.outputSchema != "" {
 		data, err := readFile(f.outputSchema, config.DefaultMaxBytes)
