@@ -156,3 +156,38 @@ func TestStreamIdleTimeout(t *testing.T) {
 		t.Errorf("error %v, want a retryable ErrStreamIncomplete", err)
 	}
 }
+
+// Bedrock's stop reasons, streamed or not.
+func TestStopReasons(t *testing.T) {
+	for stop, want := range map[string]runlet.FinishReason{
+		"end_turn": runlet.FinishStop, "stop_sequence": runlet.FinishStop, "tool_use": runlet.FinishToolCalls,
+		"max_tokens": runlet.FinishLength, "model_context_window_exceeded": runlet.FinishLength,
+		"guardrail_intervened": runlet.FinishContentFilter, "content_filtered": runlet.FinishContentFilter,
+		"malformed_model_output": runlet.FinishOther, "malformed_tool_use": runlet.FinishOther,
+	} {
+		body := `{"output":{"message":{"role":"assistant","content":[{"text":"x"}]}},"stopReason":"` + stop + `","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`
+		srv := bedrocktest.NewServer(runlettest.WireReply{Body: []byte(body)})
+		m := newModel(t, srv, bedrock.Config{})
+		resp, err := m.Generate(ctx(t), hello())
+		srv.Close()
+		if err != nil || resp.FinishReason != want {
+			t.Errorf("%s: %v %v, want %s", stop, resp, err, want)
+		}
+	}
+	// Streamed: guardrail_intervened ends the stream as a content filter.
+	srv := bedrocktest.NewServer(runlettest.WireReply{Text: "partial", Finish: runlet.FinishContentFilter})
+	defer srv.Close()
+	m := newModel(t, srv, bedrock.Config{})
+	var finish runlet.FinishReason
+	for ev, err := range m.Stream(ctx(t), hello()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == runlet.StreamDone {
+			finish = ev.Response.FinishReason
+		}
+	}
+	if finish != runlet.FinishContentFilter {
+		t.Errorf("streamed finish %s", finish)
+	}
+}

@@ -44,9 +44,11 @@ type CredentialError struct {
 	// DefaultChain is set when the credentials came from the AWS SDK's
 	// default chain rather than Config.Credentials.
 	DefaultChain bool
-	Err          error
+	// Err is the credential provider's error, which names what it tried.
+	Err error
 }
 
+// Error says where the credentials were looked for, and why they failed.
 func (e *CredentialError) Error() string {
 	if e.DefaultChain {
 		return "no usable AWS credentials: the AWS SDK's default chain tried the environment (AWS_ACCESS_KEY_ID), the shared config and credentials files (profile, SSO, assume-role, credential process), web identity, and the container and instance roles: " + e.Err.Error()
@@ -54,6 +56,7 @@ func (e *CredentialError) Error() string {
 	return "no usable AWS credentials from Config.Credentials: " + e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *CredentialError) Unwrap() error { return e.Err }
 
 // Retryable tells httpc that a missing credential is final: no connection
