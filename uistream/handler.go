@@ -24,7 +24,8 @@ const (
 )
 
 // Options configure a handler; every protocol's handler takes the same.
-// Runtime and Agent are required.
+// Runtime and Agent are required: a handler constructor panics without
+// them, a programming error.
 type Options struct {
 	// Runtime runs the agent. To resume an interrupted run in another
 	// process, give every process a Runtime on the same store
@@ -262,10 +263,11 @@ func (h *handler) checkResume(ctx context.Context, runID, session string) (int, 
 func (h *handler) cors(w http.ResponseWriter, r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	allowed := origin != "" && (slices.Contains(h.opts.AllowOrigins, origin) || slices.Contains(h.opts.AllowOrigins, "*"))
+	if len(h.opts.AllowOrigins) > 0 {
+		w.Header().Add("Vary", "Origin") // the answer depends on it, for caches
+	}
 	if allowed {
-		hdr := w.Header()
-		hdr.Set("Access-Control-Allow-Origin", origin)
-		hdr.Add("Vary", "Origin")
+		w.Header().Set("Access-Control-Allow-Origin", origin)
 	}
 	if r.Method != http.MethodOptions {
 		return true

@@ -51,7 +51,7 @@ func TestHandlerRefusesBadRequests(t *testing.T) {
 }
 
 func TestHandlerCORS(t *testing.T) {
-	m := runlettest.NewModel(runlettest.TextReply("hi"), runlettest.TextReply("hi"))
+	m := runlettest.NewModel(runlettest.TextReply("hi"), runlettest.TextReply("hi"), runlettest.TextReply("hi"))
 	closed := uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: newAgent(m)})
 	open := uistream.NewAISDKHandler(uistream.Options{Runtime: runlet.NewRuntime(), Agent: newAgent(m), AllowOrigins: []string{"https://app.example"}})
 	preflight := func(h http.Handler, origin string) *httptest.ResponseRecorder {
@@ -82,6 +82,9 @@ func TestHandlerCORS(t *testing.T) {
 	}
 	if rec := preflight(open, "https://evil.example"); rec.Code != http.StatusForbidden {
 		t.Errorf("preflight from an origin not listed: %d", rec.Code)
+	}
+	if rec := post(open, "https://evil.example"); rec.Header().Get("Access-Control-Allow-Origin") != "" || rec.Header().Get("Vary") != "Origin" {
+		t.Errorf("POST from an origin not listed: %v", rec.Header())
 	}
 	if rec := post(open, "https://app.example"); rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Errorf("allowed POST: %d %v", rec.Code, rec.Header())
