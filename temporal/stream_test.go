@@ -2,6 +2,8 @@ package temporal
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"net/http/httptest"
 	"strings"
@@ -130,4 +132,59 @@ func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
 		t.Fatal("a subscriber's channel stays open after its context ended")
 	}
 	hub.Publish(context.Background(), Delta{WorkflowID: "w"}) // no subscribers: nothing to do
+}
+
+// flakyStream streams "Hel", fails (retryably) on its first call, and
+// streams the whole answer on the next.
+type flakyStream struct{ calls int }
+
+func (m *flakyStream) Generate(context.Context, *runlet.ModelRequest) (*runlet.ModelResponse, error) {
+	return nil, errors.New("unused")
+}
+
+func (m *flakyStream) Stream(context.Context, *runlet.ModelRequest) iter.Seq2[runlet.StreamEvent, error] {
+	m.calls++
+	first := m.calls == 1
+	return func(yield func(runlet.StreamEvent, error) bool) {
+		if !yield(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: "Hel"}, nil) {
+			return
+		}
+		if first {
+			yield(runlet.StreamEvent{}, &runlet.ProviderError{Provider: "fake", StatusCode: 503, Retryable: true})
+			return
+		}
+		if yield(runlet.StreamEvent{Kind: runlet.StreamTextDelta, Delta: "lo"}, nil) {
+			yield(runlet.StreamEvent{Kind: runlet.StreamDone, Response: &runlet.ModelResponse{Message: runlet.AssistantText("Hello"), FinishReason: runlet.FinishStop}}, nil)
+		}
+	}
+}
+
+// TestRetriedModelCallStreamsAgain: a model call that failed after a
+// delta is retried; its deltas come again under the next Attempt, each
+// attempt numbered from 1, so a subscriber can start the turn over.
+func TestRetriedModelCallStreamsAgain(t *testing.T) {
+	hub := NewHub()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deltas := hub.Subscribe(ctx, "default-test-workflow-id")
+	d := mustNew(t, Config{Agents: []*runlet.Agent{{Name: "a", Model: &flakyStream{}}}, Publisher: hub})
+	e := env(t, d)
+	e.ExecuteWorkflow(WorkflowName, RunInput{Agent: "a", Input: "hi"})
+	var res runlet.Result
+	if err := e.GetWorkflowResult(&res); err != nil || res.Output != "Hello" {
+		t.Fatalf("result %q, %v", res.Output, err)
+	}
+	var got []string
+	for len(got) < 4 {
+		select {
+		case d := <-deltas:
+			got = append(got, fmt.Sprintf("%d/%d/%s:%s", d.Attempt, d.Seq, d.Kind, d.Text))
+		case <-time.After(30 * time.Second): // a hang guard: they were published before the run ended
+			t.Fatalf("deltas so far %v", got)
+		}
+	}
+	want := []string{"1/1/text:Hel", "2/1/text:Hel", "2/2/text:lo", "2/3/end:"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("deltas %v, want %v", got, want)
+	}
 }
