@@ -45,6 +45,8 @@ func TestDependencies(t *testing.T) {
 				if !isStd(imp) && imp != "github.com/google/jsonschema-go/jsonschema" && !(strings.HasPrefix(imp, mod+"/internal/") && stdOnly[imp]) {
 					t.Errorf("the root package imports %s: only the standard library, jsonschema-go and internal packages importing only the standard library are allowed", imp)
 				}
+			case commandBody[p.ImportPath]:
+				// A command's body imports what the command does.
 			case strings.HasPrefix(p.ImportPath, mod+"/internal/"):
 				if (imp == mod || imp == mod+"/modelkit") && !mayImportContract[p.ImportPath] || strings.HasPrefix(imp, mod+"/providers/") {
 					t.Errorf("%s imports %s: internal packages never import upward", p.ImportPath, imp)
@@ -68,6 +70,45 @@ func TestDependencies(t *testing.T) {
 // streams.
 var mayImportContract = map[string]bool{
 	"github.com/runlet/runlet/internal/httpc": true,
+}
+
+// commandBody lists the internal packages that are a command's body, run
+// by a thin main (cmd/runlet, and the cloud module's cloud/cmd/runlet,
+// which internal/ visibility lets import it): they import like a command.
+var commandBody = map[string]bool{
+	"github.com/runlet/runlet/internal/cli": true,
+}
+
+// cloudSDKs are the import path prefixes of the cloud SDKs, which live in
+// the nested module github.com/runlet/runlet/cloud only.
+var cloudSDKs = []string{
+	"github.com/aws/", "github.com/Azure/", "cloud.google.com/", "google.golang.org/api/",
+	"golang.org/x/oauth2/google", "google.golang.org/genai", "github.com/anthropics/", "github.com/openai/",
+}
+
+// TestNoCloudSDK: nothing in the main module, the root, its adapters and
+// the CLI included, links a cloud SDK, directly or through another
+// package: they take credentials through Config.Token and
+// config.ProviderOpeners, which the cloud module fills.
+func TestNoCloudSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps found only %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		for _, sdk := range cloudSDKs {
+			if strings.HasPrefix(dep, sdk) {
+				t.Errorf("the main module links %s (a cloud SDK): it belongs in the nested module github.com/runlet/runlet/cloud", dep)
+			}
+		}
+	}
 }
 
 // adapter returns the adapter a providers/ package belongs to ("openai").

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -62,9 +62,15 @@ a recorded session is replayed):
                          NAME may end in * for a prefix: --allow-env 'APP_*'
   --provider NAME        openai | openai-responses | anthropic | gemini | ollama |
                          vllm | llamacpp | deepseek | qwen | dashscope | openrouter |
-                         gemini-openai | azure (with --base-url
-                         https://RESOURCE.openai.azure.com, or
-                         AZURE_OPENAI_ENDPOINT; --model DEPLOYMENT)
+                         gemini-openai | azure | azure-responses (with
+                         --base-url https://RESOURCE.openai.azure.com, or
+                         AZURE_OPENAI_ENDPOINT; --model DEPLOYMENT);
+                         bedrock | vertex, and azure with Entra ID instead of
+                         a key, in the cloud build (go run
+                         github.com/runlet/runlet/cloud/cmd/runlet); region,
+                         project, location, deployment and api_version from
+                         --config or the cloud's variables (AWS_REGION,
+                         GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION)
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
                          is set, else anthropic when ANTHROPIC_API_KEY is, else
                          gemini when GEMINI_API_KEY or GOOGLE_API_KEY is)

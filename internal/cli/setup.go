@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -35,6 +35,7 @@ var defaultModels = map[string]string{
 	"dashscope":        "qwen-plus",
 	"openrouter":       "openai/gpt-4o-mini",
 	"gemini-openai":    "gemini-2.5-flash",
+	"vertex":           "gemini-2.5-flash",
 }
 
 // offlineKey is the API key of a replay, sent nowhere. Adapters mask their
@@ -78,7 +79,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	// A config file may have been written by someone else: outside
 	// credentials it reads only the variables the user allowed, and the
 	// CLI's own variable for the model's name.
-	loader := &config.Loader{AllowEnv: append([]string{"RUNLET_MODEL"}, f.allowEnv...), Stores: storeOpeners}
+	loader := &config.Loader{AllowEnv: append([]string{"RUNLET_MODEL"}, f.allowEnv...), Stores: storeOpeners, Providers: a.ext.Providers}
 	file := &config.File{Name: "runlet"}
 	if f.config != "" {
 		var err error
@@ -177,7 +178,10 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 			file.Tools = append(file.Tools, config.ToolRef{Name: "get_capital"})
 		}
 	}
-	if known := config.Providers(); !slices.Contains(known, m.Provider) {
+	if err := a.checkCloud(m.Provider); err != nil {
+		return nil, err
+	}
+	if known := a.knownProviders(); !slices.Contains(known, m.Provider) {
 		return nil, usagef("unknown provider %q%s (known: %s)", m.Provider, suggest.Hint(m.Provider, known), strings.Join(known, ", "))
 	}
 	if m.Name == "" {
@@ -186,7 +190,7 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	if m.Name == "" {
 		def, ok := defaultModels[m.Provider]
 		example := "such as llama3.2 for Ollama"
-		if m.Provider == "azure" {
+		if m.Provider == "azure" || m.Provider == "azure-responses" {
 			example = "on Azure, the name of your deployment"
 		}
 		if where, base := a.customServer(f, *m); base != "" {
@@ -301,6 +305,12 @@ func privateDir(dir string) error {
 // checkCredentials fails early, with the fix, when a hosted provider has no
 // API key: better than an HTTP 401 after the request.
 func (a *app) checkCredentials(m config.Model) error {
+	switch m.Provider {
+	case "azure", "azure-responses":
+		return a.checkAzure(m)
+	case "bedrock", "vertex":
+		return nil // the cloud's credential chain, which says what it tried
+	}
 	if p, ok := openai.Presets[m.Provider]; ok && p.BaseURLEnv != "" && m.BaseURL == "" && a.getenv(p.BaseURLEnv) == "" {
 		// Such a preset (Azure) has no base URL of its own.
 		return usagef("provider %s has no base URL: export %s=https://RESOURCE.openai.azure.com, or pass --base-url (base_url in the config), such as https://RESOURCE.openai.azure.com/openai/v1 or a deployment's URL with its ?api-version=",

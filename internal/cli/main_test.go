@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		gocache = strings.TrimSpace(string(out))
 	}
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/runlet").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"slices"
+
+	"github.com/runlet/runlet/config"
+)
+
+// cloudCommand is how to run the build of this command that reaches the
+// clouds, for messages.
+const cloudCommand = "go run github.com/runlet/runlet/cloud/cmd/runlet (or go install github.com/runlet/runlet/cloud/cmd/runlet@latest)"
+
+// cloudProviders are the providers only the cloud build reaches.
+var cloudProviders = []string{"bedrock", "vertex"}
+
+// knownProviders lists the providers --provider takes in this build.
+func (a *app) knownProviders() []string {
+	known := config.Providers()
+	for _, p := range cloudProviders {
+		if a.reaches(p) {
+			known = append(known, p)
+		}
+	}
+	slices.Sort(known)
+	return known
+}
+
+// reaches reports whether this build has the credentials of cloud
+// provider p.
+func (a *app) reaches(p string) bool {
+	switch p {
+	case "bedrock":
+		return a.ext.Providers.Bedrock != nil
+	case "vertex":
+		return a.ext.Providers.GoogleToken != nil
+	}
+	return false
+}
+
+// checkCloud says which command to use for a cloud this build cannot
+// reach; nil for any other provider.
+func (a *app) checkCloud(p string) error {
+	if !slices.Contains(cloudProviders, p) || a.reaches(p) {
+		return nil
+	}
+	what := map[string]string{"bedrock": "Amazon Bedrock (the AWS SDK's credentials)", "vertex": "Vertex AI (Google's Application Default Credentials)"}[p]
+	return usagef("provider %s: this runlet does not link %s; use the cloud build: %s", p, what, cloudCommand)
+}
+
+// checkAzure fails early, with the fix, when Azure OpenAI has neither an
+// endpoint nor credentials: a key, or Entra ID in the cloud build.
+func (a *app) checkAzure(m config.Model) error {
+	if m.BaseURL == "" && a.getenv("AZURE_OPENAI_ENDPOINT") == "" {
+		return usagef("provider %s has no base URL: export AZURE_OPENAI_ENDPOINT=https://RESOURCE.openai.azure.com, or pass --base-url (base_url in the config), such as https://RESOURCE.openai.azure.com/openai/v1 or a deployment's URL with its ?api-version=",
+			m.Provider)
+	}
+	if m.APIKey != "" || a.getenv("AZURE_OPENAI_API_KEY") != "" || a.ext.Providers.EntraToken != nil {
+		return nil
+	}
+	return usagef("AZURE_OPENAI_API_KEY is not set: export AZURE_OPENAI_API_KEY=... (the resource's key), or, for Entra ID instead of a key, use the cloud build: %s", cloudCommand)
+}
