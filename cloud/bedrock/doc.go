@@ -71,8 +71,9 @@
 // with output_config {"effort":...} (Claude 4.6 and later); for Amazon
 // Nova, Effort is reasoningConfig {"type":"enabled","maxReasoningEffort":...};
 // for OpenAI's models reasoning_effort, for Qwen reasoning_config. Other
-// families get neither. A field the additionalModelRequestFields option
-// sets wins. An OutputSchema becomes outputConfig.textFormat
+// families get neither, and Summary is not sent (Claude on Bedrock
+// returns its thinking as it is). A field the additionalModelRequestFields
+// option sets wins. An OutputSchema becomes outputConfig.textFormat
 // {"type":"json_schema","structure":{"jsonSchema":{"schema": the schema
 // as a JSON string, "name"}}}; Model.OutputMode asks runs for the output
 // tool instead, which every model that takes tools supports.

@@ -230,3 +230,37 @@ func TestPrintingHidesCredentials(t *testing.T) {
 		}
 	}
 }
+
+// One Model serves concurrent calls, each signed (and its credentials
+// noted for redaction) on its own: run with -race.
+func TestConcurrentCalls(t *testing.T) {
+	srv := bedrocktest.NewServer()
+	defer srv.Close()
+	srv.SetReplyResponder(func(runlettest.WireRequest) runlettest.WireReply { return runlettest.WireReply{Text: "ok"} })
+	m := newModel(t, srv, bedrock.Config{Credentials: credentials.NewStaticCredentialsProvider(bedrocktest.AccessKeyID, bedrocktest.SecretAccessKey, "token-0123456789")})
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			if i%2 == 0 {
+				_, err := m.Generate(ctx(t), hello())
+				errs <- err
+				return
+			}
+			var err error
+			for _, e := range m.Stream(ctx(t), hello()) {
+				if e != nil {
+					err = e
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(srv.Requests()); n != 16 {
+		t.Errorf("%d requests", n)
+	}
+}
