@@ -36,8 +36,8 @@ type aguiScope struct {
 	turnMsg   string   // the assistant message of the current model call
 	textUsed  bool     // turnMsg already named a text message
 	texts     []string // the current model call's text messages, for OutputWithdrawn
-	sawText   bool     // text or reasoning streamed in the current model call
-	sawReason bool
+	sawText   bool     // text streamed in the current model call
+	sawReason bool     // reasoning streamed in the current model call
 	calls     []*aguiCall // the current model call's, by stream index
 }
 
