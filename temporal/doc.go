@@ -12,10 +12,14 @@
 //
 //	workflow runlet.RunAgent(RunInput)       deterministic: Runlet's loop
 //	  activity runlet.LoadSession            once, when SessionID is set
+//	  activity runlet.CheckInput             once, when there are input
+//	                                         guardrails
 //	  loop:
 //	    activity runlet.Model                one model call (a turn): the
 //	                                         request, preparers, model-call
-//	                                         hooks and the call, as Runlet does
+//	                                         hooks, the call and the answer's
+//	                                         checks (schema, guardrails), as
+//	                                         Runlet does
 //	    activity runlet.Tool  ×N, parallel   one per tool call, at most
 //	                                         RunInput.ToolConcurrency (8) at
 //	                                         once; results in the model's order
