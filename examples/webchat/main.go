@@ -101,6 +101,7 @@ func newApp(getenv func(string) string, stderr io.Writer) (*app, error) {
 		model = paced{openai.NewChatCompletions(cfg), 30 * time.Millisecond}
 		fmt.Fprintln(stderr, "webchat: no OPENAI_API_KEY or OPENAI_BASE_URL: offline, on a scripted fake OpenAI server (ask about the weather).")
 	} else {
+		cfg.APIKey, cfg.BaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 		model = openai.NewChatCompletions(cfg)
 	}
 	store := runlet.NewMemoryStore() // or store/sqlite, store/postgres: shared by every instance

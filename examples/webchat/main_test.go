@@ -186,3 +186,30 @@ func TestOfflineAGUI(t *testing.T) {
 		t.Errorf("resumed run ended with %v, text %q", last, text)
 	}
 }
+
+// TestLive: with OPENAI_BASE_URL (and a key) the example talks to that
+// server, here a fake standing in for OpenAI, and says nothing of offline.
+func TestLive(t *testing.T) {
+	fake := newFakeModel()
+	defer fake.Close()
+	env := map[string]string{"OPENAI_BASE_URL": fake.BaseURL(), "OPENAI_API_KEY": "sk-test", "RUNLET_MODEL": "gpt-test"}
+	var stderr strings.Builder
+	a, err := newApp(func(k string) string { return env[k] }, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if stderr.Len() != 0 {
+		t.Errorf("live, it said %q", stderr.String())
+	}
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	types, _ := chat(t, srv.URL, `{"id":"c1","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"Weather in Oslo?"}]}]}`)
+	if !strings.Contains(strings.Join(types, " "), "tool-approval-request") {
+		t.Errorf("chunks %v", types)
+	}
+	reqs := fake.Requests()
+	if len(reqs) == 0 || reqs[0].Header.Get("Authorization") != "Bearer sk-test" || !strings.Contains(string(reqs[0].Body), `"gpt-test"`) {
+		t.Errorf("the server got %d requests, first %+v", len(reqs), reqs)
+	}
+}
