@@ -29,15 +29,15 @@ type aguiEncoder struct {
 
 // aguiScope is what is open for one agent.
 type aguiScope struct {
-	sub       string   // subagentRunId; "" for the run's own agent
-	step      string   // open step
-	text      string   // open text message
-	reasoning string   // open reasoning message
-	turnMsg   string   // the assistant message of the current model call
-	textUsed  bool     // turnMsg already named a text message
-	texts     []string // the current model call's text messages, for OutputWithdrawn
-	sawText   bool     // text streamed in the current model call
-	sawReason bool     // reasoning streamed in the current model call
+	sub       string      // subagentRunId; "" for the run's own agent
+	step      string      // open step
+	text      string      // open text message
+	reasoning string      // open reasoning message
+	turnMsg   string      // the assistant message of the current model call
+	textUsed  bool        // turnMsg already named a text message
+	texts     []string    // the current model call's text messages, for OutputWithdrawn
+	sawText   bool        // text streamed in the current model call
+	sawReason bool        // reasoning streamed in the current model call
 	calls     []*aguiCall // the current model call's, by stream index
 }
 
