@@ -10,6 +10,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/schemajson"
+	"github.com/runlet/runlet/internal/toolresult"
 	"github.com/runlet/runlet/internal/wirejson"
 )
 
@@ -61,6 +62,8 @@ type block struct {
 	input     json.RawMessage
 	source    *wireSource
 	raw       json.RawMessage // reqRaw: the block; reqText: its citations array
+	// a tool_result's content blocks, when it holds more than text
+	inner []block
 }
 
 // span is one API message: blocks[start:end] with its role.
@@ -317,7 +320,17 @@ func appendBlock(b []byte, bl *block, cc json.RawMessage) []byte {
 			b = append(b, `,"tool_use_id":`...)
 			b = wirejson.AppendString(b, bl.id)
 		}
-		if bl.content {
+		switch {
+		case bl.inner != nil:
+			b = append(b, `,"content":[`...)
+			for i := range bl.inner {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendBlock(b, &bl.inner[i], nil)
+			}
+			b = append(b, ']')
+		case bl.content:
 			b = append(b, `,"content":`...)
 			b = wirejson.AppendString(b, bl.text)
 		}
@@ -462,7 +475,25 @@ func (m *Messages) appendPart(blocks []block, p runlet.Part) ([]block, error) {
 	case runlet.ToolCallPart:
 		blocks = append(blocks, block{kind: reqToolUse, id: toolID(p.ID), name: p.Name, input: wirejson.Object(p.Arguments)})
 	case runlet.ToolResultPart:
-		blocks = append(blocks, block{kind: reqToolResult, id: toolID(p.CallID), isError: p.IsError, content: p.Content != "", text: p.Content})
+		bl := block{kind: reqToolResult, id: toolID(p.CallID), isError: p.IsError, content: p.Content != "", text: p.Content}
+		// A result with images or files: its content is an array of text,
+		// image and document blocks (the tool_result content the API
+		// documents); audio, which the API does not take, is an error.
+		if parts := toolresult.Parts(p); parts != nil {
+			bl.inner = []block{}
+			for _, q := range parts {
+				if _, ok := q.(runlet.AudioPart); ok {
+					return nil, fmt.Errorf("tool result %q holds audio, which the Messages API does not take in a tool_result", p.CallID)
+				}
+				var err error
+				if bl.inner, err = m.appendPart(bl.inner, q); err != nil {
+					return nil, fmt.Errorf("tool result %q: %w", p.CallID, err)
+				}
+			}
+		}
+		blocks = append(blocks, bl)
+	case runlet.AudioPart:
+		return nil, fmt.Errorf("audio part: the Messages API does not take audio")
 	case runlet.ImagePart:
 		src := source(p.URL, p.MediaType, p.Data, false)
 		if src == nil {
