@@ -6,6 +6,7 @@ import (
 
 	"github.com/runlet/runlet"
 	"github.com/runlet/runlet/internal/dataurl"
+	"github.com/runlet/runlet/internal/toolresult"
 )
 
 // respAfterLastAssistant returns the index of the first message after the
@@ -78,49 +79,89 @@ func (m *Responses) appendInput(items []any, msg runlet.Message) ([]any, error) 
 	}
 	for _, p := range msg.Parts {
 		switch p := p.(type) {
-		case runlet.TextPart:
-			content = append(content, respInputText{Type: "input_text", Text: p.Text})
-		case runlet.ImagePart:
-			u := p.URL
-			if len(p.Data) > 0 {
-				u = dataurl.Encode(p.MediaType, p.Data)
+		case runlet.TextPart, runlet.ImagePart, runlet.FilePart, runlet.AudioPart:
+			c, err := respContent(p)
+			if err != nil {
+				return nil, err
 			}
-			if u == "" {
-				return nil, fmt.Errorf("image part has neither URL nor data")
-			}
-			detail := p.Detail
-			if detail == "" {
-				detail = "auto"
-			}
-			content = append(content, respInputImage{Type: "input_image", ImageURL: u, Detail: detail})
-		case runlet.FilePart:
-			f := respInputFile{Type: "input_file", Filename: p.Name}
-			if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
-				p.MediaType, p.Data = mt, d // a data: URL goes as file_data, not file_url
-			}
-			switch {
-			case len(p.Data) > 0:
-				f.FileData = dataurl.Encode(p.MediaType, p.Data)
-				if f.Filename == "" {
-					f.Filename = "file"
-				}
-			case p.URL != "":
-				f.FileURL = p.URL
-			default:
-				return nil, fmt.Errorf("file part has neither URL nor data")
-			}
-			content = append(content, f)
+			content = append(content, c)
 		case runlet.ToolResultPart:
 			flush()
 			if p.CallID == "" {
 				return nil, fmt.Errorf("tool result has no call ID")
 			}
-			items = append(items, respFunctionCallOutput{Type: "function_call_output", CallID: p.CallID, Output: p.Content})
+			out, err := respToolOutput(p)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, respFunctionCallOutput{Type: "function_call_output", CallID: p.CallID, Output: out})
 		}
 		// Reasoning and tool calls outside assistant messages have no input form.
 	}
 	flush()
 	return items, nil
+}
+
+// respContent is the input content item of a text, image or file part:
+// input_text, input_image or input_file. The Responses API takes no
+// audio input: an audio part is an error.
+func respContent(p runlet.Part) (any, error) {
+	switch p := p.(type) {
+	case runlet.TextPart:
+		return respInputText{Type: "input_text", Text: p.Text}, nil
+	case runlet.ImagePart:
+		u := p.URL
+		if len(p.Data) > 0 {
+			u = dataurl.Encode(p.MediaType, p.Data)
+		}
+		if u == "" {
+			return nil, fmt.Errorf("image part has neither URL nor data")
+		}
+		detail := p.Detail
+		if detail == "" {
+			detail = "auto"
+		}
+		return respInputImage{Type: "input_image", ImageURL: u, Detail: detail}, nil
+	case runlet.FilePart:
+		f := respInputFile{Type: "input_file", Filename: p.Name}
+		if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
+			p.MediaType, p.Data = mt, d // a data: URL goes as file_data, not file_url
+		}
+		switch {
+		case len(p.Data) > 0:
+			f.FileData = dataurl.Encode(p.MediaType, p.Data)
+			if f.Filename == "" {
+				f.Filename = "file"
+			}
+		case p.URL != "":
+			f.FileURL = p.URL
+		default:
+			return nil, fmt.Errorf("file part has neither URL nor data")
+		}
+		return f, nil
+	case runlet.AudioPart:
+		return nil, fmt.Errorf("audio part: the Responses API takes no audio input")
+	}
+	return nil, fmt.Errorf("a %T cannot be input content", p)
+}
+
+// respToolOutput is a function_call_output's output: the result's text, or,
+// when it holds images or files, the array of input_text, input_image and
+// input_file items the API documents for it.
+func respToolOutput(p runlet.ToolResultPart) (any, error) {
+	parts := toolresult.Parts(p)
+	if parts == nil {
+		return p.Content, nil
+	}
+	out := make([]any, 0, len(parts))
+	for _, q := range parts {
+		c, err := respContent(q)
+		if err != nil {
+			return nil, fmt.Errorf("tool result %q: %w", p.CallID, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // replayedReasoning reports which of parts, an assistant message's, are

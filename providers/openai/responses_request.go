@@ -91,7 +91,7 @@ type respFunctionCall struct {
 type respFunctionCallOutput struct {
 	Type   string `json:"type"`
 	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Output any    `json:"output"` // a string, or []any of content items
 }
 
 type respReasoning struct {

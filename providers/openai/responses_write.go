@@ -187,6 +187,9 @@ func (rw *respWriter) input(msg runlet.Message) error {
 				start = i
 			}
 			n++
+		case runlet.AudioPart:
+			_, err := respContent(p)
+			return err
 		case runlet.ToolResultPart:
 			if err := rw.content(role, msg.Parts[start:i], n); err != nil {
 				return err
@@ -199,7 +202,19 @@ func (rw *respWriter) input(msg runlet.Message) error {
 			rw.b = append(rw.b, `{"type":"function_call_output","call_id":`...)
 			rw.b = wirejson.AppendString(rw.b, p.CallID)
 			rw.b = append(rw.b, `,"output":`...)
-			rw.b = wirejson.AppendString(rw.b, p.Content)
+			if p.Parts == nil {
+				rw.b = wirejson.AppendString(rw.b, p.Content)
+			} else { // content items: rare, so encoded as the other path does
+				out, err := respToolOutput(p)
+				if err != nil {
+					return err
+				}
+				raw, err := wirejson.Marshal(out)
+				if err != nil {
+					return err
+				}
+				rw.b = append(rw.b, raw...)
+			}
 			rw.b = append(rw.b, '}')
 		}
 		// Reasoning and tool calls outside assistant messages have no input form.
