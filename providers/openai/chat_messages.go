@@ -58,6 +58,22 @@ func chatImage(p runlet.ImagePart) (string, error) {
 	return p.URL, nil
 }
 
+// chatAudioPart is an audio part as input_audio, which takes wav and mp3
+// only, inline.
+func chatAudioPart(p runlet.AudioPart) (chatContentPart, error) {
+	if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
+		p.MediaType, p.Data = mt, d
+	}
+	if len(p.Data) == 0 {
+		return chatContentPart{}, fmt.Errorf("the Chat Completions API takes audio as inline data only")
+	}
+	cp, err := chatFilePart(runlet.FilePart{MediaType: p.MediaType, Data: p.Data})
+	if err == nil && cp.InputAudio == nil {
+		err = fmt.Errorf("the Chat Completions API takes wav and mp3 audio only, not %s", p.MediaType)
+	}
+	return cp, err
+}
+
 func chatFilePart(p runlet.FilePart) (chatContentPart, error) {
 	if mt, d, ok := dataurl.Inline(p.URL, p.MediaType, p.Data); ok {
 		p.MediaType, p.Data = mt, d // a data: URL is inline data

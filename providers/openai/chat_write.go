@@ -30,6 +30,10 @@ type chatWriter struct {
 	b     []byte
 	extra []string // pass-through option keys (sorted): generated keys of these names are left out
 	n     int      // messages written
+	// the images, files and audio of tool results written, waiting for
+	// the user message that carries them after the last tool message (see
+	// toolMessage)
+	attach []chatContentPart
 }
 
 // chatWrite returns the body of req. The pass-through options (extra)

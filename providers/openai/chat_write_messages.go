@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/toolresult"
 	"github.com/runlet/runlet/internal/wirejson"
 )
 
@@ -20,6 +21,9 @@ func (w *chatWriter) messages(req *runlet.ModelRequest, provider string, ctl *ch
 		w.textMessage(ctl.instructionsRole, req.Instructions)
 	}
 	for i, msg := range req.Messages {
+		if msg.Role != runlet.RoleTool {
+			w.flushAttachments()
+		}
 		var err error
 		switch msg.Role {
 		case runlet.RoleUser:
@@ -35,6 +39,7 @@ func (w *chatWriter) messages(req *runlet.ModelRequest, provider string, ctl *ch
 			return fmt.Errorf("message %d: %w", i, err)
 		}
 	}
+	w.flushAttachments()
 	if w.n == 0 {
 		return fmt.Errorf("the request has no messages")
 	}
@@ -59,15 +64,74 @@ func (w *chatWriter) textMessage(role, content string) {
 	w.b = append(w.b, '}')
 }
 
-func (w *chatWriter) toolMessage(p runlet.ToolResultPart) {
+// toolMessage writes a tool message. A tool message takes text only (the
+// API's tool message content parts are text): a result's images, files
+// and audio wait in w.attach for the user message flushAttachments
+// writes after the turn's last tool message, and the tool message's text
+// says so.
+func (w *chatWriter) toolMessage(p runlet.ToolResultPart) error {
+	content := p.Content
+	if toolresult.HasMedia(p) {
+		label := "[The attachments of the tool result for call " + p.CallID + " follow in the next user message.]"
+		w.attach = append(w.attach, chatContentPart{Type: "text", Text: "Attachments of the tool result for call " + p.CallID + ":"})
+		for _, q := range p.Parts {
+			cp, ok, err := chatMedia(q)
+			if err != nil {
+				return fmt.Errorf("tool result %q: %w", p.CallID, err)
+			}
+			if ok {
+				w.attach = append(w.attach, cp)
+			}
+		}
+		if content != "" {
+			content += "\n\n"
+		}
+		content += label
+	}
 	w.open("tool")
 	w.b = append(w.b, `,"content":`...)
-	w.b = wirejson.AppendString(w.b, p.Content)
+	w.b = wirejson.AppendString(w.b, content)
 	if p.CallID != "" {
 		w.b = append(w.b, `,"tool_call_id":`...)
 		w.b = wirejson.AppendString(w.b, p.CallID)
 	}
 	w.b = append(w.b, '}')
+	return nil
+}
+
+// flushAttachments writes the tool results' attachments waiting in
+// w.attach as one user message.
+func (w *chatWriter) flushAttachments() {
+	if len(w.attach) == 0 {
+		return
+	}
+	w.open("user")
+	w.b = append(w.b, `,"content":[`...)
+	for i := range w.attach {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.contentPart(&w.attach[i])
+	}
+	w.b = append(w.b, "]}"...)
+	w.attach = w.attach[:0]
+}
+
+// chatMedia is the user content part of an image, file or audio part; ok
+// is false for any other part.
+func chatMedia(p runlet.Part) (cp chatContentPart, ok bool, err error) {
+	switch p := p.(type) {
+	case runlet.ImagePart:
+		u, err := chatImage(p)
+		return chatContentPart{Type: "image_url", ImageURL: &chatImageURL{URL: u, Detail: p.Detail}}, true, err
+	case runlet.FilePart:
+		cp, err := chatFilePart(p)
+		return cp, true, err
+	case runlet.AudioPart:
+		cp, err := chatAudioPart(p)
+		return cp, true, err
+	}
+	return chatContentPart{}, false, nil
 }
 
 // user writes a user message: its tool results as tool messages, as they
@@ -95,13 +159,22 @@ func (w *chatWriter) user(msg runlet.Message) error {
 				return err
 			}
 			others = append(others, cp)
+		case runlet.AudioPart:
+			cp, err := chatAudioPart(p)
+			if err != nil {
+				return err
+			}
+			others = append(others, cp)
 		case runlet.ToolResultPart:
 			// Tool results belong in tool messages wherever they appear.
-			w.toolMessage(p)
+			if err := w.toolMessage(p); err != nil {
+				return err
+			}
 		case runlet.ReasoningPart, runlet.ToolCallPart:
 			return fmt.Errorf("a user message cannot hold a %T", p)
 		}
 	}
+	w.flushAttachments()
 	switch {
 	case texts+len(others) == 0:
 		// A message of tool results only needs no user message of its own.
@@ -122,7 +195,7 @@ func (w *chatWriter) user(msg runlet.Message) error {
 					continue
 				}
 				cp = chatContentPart{Type: "text", Text: p.Text}
-			case runlet.ImagePart, runlet.FilePart:
+			case runlet.ImagePart, runlet.FilePart, runlet.AudioPart:
 				cp = others[k]
 				k++
 			default:
@@ -305,7 +378,9 @@ func (w *chatWriter) toolResults(msg runlet.Message) error {
 	for _, p := range msg.Parts {
 		switch p := p.(type) {
 		case runlet.ToolResultPart:
-			w.toolMessage(p)
+			if err := w.toolMessage(p); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("a tool message can only hold tool results, not a %T", p)
 		}

@@ -82,3 +82,67 @@ func TestResponsesAudioIsInvalidRequest(t *testing.T) {
 		}
 	}
 }
+
+// Chat Completions tool messages take text only (the OpenAPI document's
+// tool message content parts are text): a result's images, files and
+// audio go in one user message after the turn's tool messages, each
+// tool message saying so, and the body stays one the API accepts.
+func TestChatToolResultAttachments(t *testing.T) {
+	m := NewChatCompletions(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Model: "gpt-test"})
+	req := &runlet.ModelRequest{Messages: []runlet.Message{
+		runlet.UserText("look"),
+		{Role: runlet.RoleAssistant, Parts: []runlet.Part{
+			runlet.ToolCallPart{ID: "call_1", Name: "shot", Arguments: json.RawMessage(`{}`)},
+			runlet.ToolCallPart{ID: "call_2", Name: "plain", Arguments: json.RawMessage(`{}`)},
+			runlet.ToolCallPart{ID: "call_3", Name: "rec", Arguments: json.RawMessage(`{}`)},
+		}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{
+			runlet.ToolResultPart{CallID: "call_1", Content: "the screen", Parts: []runlet.Part{runlet.Text("the screen"), runlet.Image("image/png", trPNG), runlet.File("r.pdf", "application/pdf", []byte("%PDF"))}},
+			runlet.ToolResultPart{CallID: "call_2", Content: "plain"},
+		}},
+		{Role: runlet.RoleTool, Parts: []runlet.Part{
+			runlet.ToolResultPart{CallID: "call_3", Parts: []runlet.Part{runlet.Audio("audio/mpeg", []byte("ID3"))}},
+		}},
+		runlet.AssistantText("seen"),
+	}}
+	body := chatBody(t, m, req, false)
+	msgs, _ := json.Marshal(body["messages"])
+	want := `[{"content":"look","role":"user"},` +
+		`{"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"shot"},"id":"call_1","type":"function"},{"function":{"arguments":"{}","name":"plain"},"id":"call_2","type":"function"},{"function":{"arguments":"{}","name":"rec"},"id":"call_3","type":"function"}]},` +
+		`{"content":"the screen\n\n[The attachments of the tool result for call call_1 follow in the next user message.]","role":"tool","tool_call_id":"call_1"},` +
+		`{"content":"plain","role":"tool","tool_call_id":"call_2"},` +
+		`{"content":"[The attachments of the tool result for call call_3 follow in the next user message.]","role":"tool","tool_call_id":"call_3"},` +
+		`{"content":[{"text":"Attachments of the tool result for call call_1:","type":"text"},{"image_url":{"url":"data:image/png;base64,iVBORw0KGgp4eA=="},"type":"image_url"},{"file":{"file_data":"data:application/pdf;base64,JVBERg==","filename":"r.pdf"},"type":"file"},` +
+		`{"text":"Attachments of the tool result for call call_3:","type":"text"},{"input_audio":{"data":"SUQz","format":"mp3"},"type":"input_audio"}],"role":"user"},` +
+		`{"content":"seen","role":"assistant"}]`
+	var w any
+	_ = json.Unmarshal([]byte(want), &w)
+	wantJSON, _ := json.Marshal(w)
+	if string(msgs) != string(wantJSON) {
+		t.Errorf("messages:\n got  %s\n want %s", msgs, wantJSON)
+	}
+}
+
+// An audio part the API cannot take (not wav or mp3, or by URL) is a typed
+// ErrInvalidRequest; a wav user part goes as input_audio (it was dropped).
+func TestChatAudio(t *testing.T) {
+	m := NewChatCompletions(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Model: "gpt-test"})
+	for name, p := range map[string]runlet.Part{
+		"ogg":    runlet.Audio("audio/ogg", []byte("OggS")),
+		"by URL": runlet.AudioPart{URL: "https://example.test/a.wav", MediaType: "audio/wav"},
+	} {
+		for _, req := range []*runlet.ModelRequest{
+			{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.Text("hear"), p}}}},
+			{Messages: []runlet.Message{runlet.UserText("x"), {Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{CallID: "c", Parts: []runlet.Part{p}}}}}},
+		} {
+			if _, err := m.buildRequest(req, false); !errors.Is(err, runlet.ErrInvalidRequest) {
+				t.Errorf("%s: err = %v", name, err)
+			}
+		}
+	}
+	body := chatBody(t, m, &runlet.ModelRequest{Messages: []runlet.Message{{Role: runlet.RoleUser, Parts: []runlet.Part{runlet.Text("hear"), runlet.Audio("audio/wav", []byte("RIFF"))}}}}, false)
+	got, _ := json.Marshal(body["messages"])
+	if !strings.Contains(string(got), `"input_audio":{"data":"UklGRg==","format":"wav"}`) {
+		t.Errorf("messages = %s", got)
+	}
+}
