@@ -166,6 +166,16 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 	open := "" // the role of the content being written
 	first := false
 	skipSig := needsSkipSignature(model)
+	// media of tool results sent as parts of their own, after the
+	// content's other parts (see resultMedia)
+	var after []wirePart
+	flushAfter := func() {
+		for _, mp := range after {
+			b = append(b, ',')
+			b = appendMedia(b, mp)
+		}
+		after = after[:0]
+	}
 	for i, msg := range msgs {
 		role := "user"
 		if msg.Role == runlet.RoleAssistant {
@@ -209,12 +219,18 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 				if mp, err = media(p.URL, p.MediaType, p.Data); err != nil {
 					return nil, fmt.Errorf("message %d: file part %q: %w", i, p.Name, err)
 				}
+			case runlet.AudioPart:
+				var err error
+				if mp, err = media(p.URL, p.MediaType, p.Data); err != nil {
+					return nil, fmt.Errorf("message %d: audio part: %w", i, err)
+				}
 			default:
 				continue // nothing Gemini takes
 			}
 			switch {
 			case open != role:
 				if open != "" {
+					flushAfter()
 					b = append(b, "]},"...)
 				}
 				b = append(b, `{"role":"`...)
@@ -296,7 +312,23 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 					b = append(b, `,"response":{"output":`...)
 				}
 				b = wirejson.AppendString(b, p.Content)
-				b = append(b, "}}}"...)
+				b = append(b, '}')
+				nested, siblings, err := resultMedia(p, skipSig)
+				if err != nil {
+					return nil, fmt.Errorf("message %d: tool result %q: %w", i, p.CallID, err)
+				}
+				if len(nested) > 0 {
+					b = append(b, `,"parts":[`...)
+					for k, mp := range nested {
+						if k > 0 {
+							b = append(b, ',')
+						}
+						b = appendMedia(b, mp)
+					}
+					b = append(b, ']')
+				}
+				b = append(b, "}}"...)
+				after = append(after, siblings...)
 			case runlet.HostedToolPart:
 				if hosted == nil {
 					b = append(b, `{"text":`...)
@@ -316,9 +348,44 @@ func (m *Model) appendContents(b []byte, msgs []runlet.Message, model string) ([
 		}
 	}
 	if open != "" {
+		flushAfter()
 		b = append(b, "]}"...)
 	}
 	return append(b, ']'), nil
+}
+
+// resultMedia splits a tool result's images, files and audio into those
+// sent inside its functionResponse ("parts" of inlineData: Gemini 3's
+// multimodal function responses, when multimodal is set) and those sent
+// as parts of their own after the content's function responses (the
+// fallback for earlier models, for media by URL, which a function
+// response part cannot carry in the Gemini API, and for audio). The
+// result's text stays in response.output (or error).
+func resultMedia(p runlet.ToolResultPart, multimodal bool) (nested, siblings []wirePart, err error) {
+	for _, q := range p.Parts {
+		var mp wirePart
+		audio := false
+		switch q := q.(type) {
+		case runlet.ImagePart:
+			mp, err = media(q.URL, q.MediaType, q.Data)
+		case runlet.FilePart:
+			mp, err = media(q.URL, q.MediaType, q.Data)
+		case runlet.AudioPart:
+			mp, err = media(q.URL, q.MediaType, q.Data)
+			audio = true
+		default:
+			continue // text: in response.output
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if multimodal && !audio && mp.InlineData != nil {
+			nested = append(nested, mp)
+		} else {
+			siblings = append(siblings, mp)
+		}
+	}
+	return nested, siblings, nil
 }
 
 // own reports whether continuation state made by provider is this
