@@ -5,8 +5,9 @@
 // is yours.
 //
 //   - NewAISDKHandler speaks the Vercel AI SDK's UI message stream
-//     protocol (ai@7, header x-vercel-ai-ui-message-stream: v1), which
-//     useChat from @ai-sdk/react reads.
+//     protocol (ai 7, tested with AISDKVersion; header
+//     x-vercel-ai-ui-message-stream: v1), which useChat from @ai-sdk/react
+//     reads.
 //   - NewAGUIHandler speaks AG-UI 1.0 (@ag-ui/client's HttpAgent,
 //     CopilotKit); see its section below.
 //
@@ -144,6 +145,10 @@
 //	ToolStarted, ToolFinished          data-agent-tool {id: call path/call ID, data: {callPath, agent,
 //	                                   toolCallId, toolName, input, state, output, errorText}}
 //	TextDelta                          data-agent-delta {transient: true, data: {callPath, agent, delta}}
+//
+// A call of such an agent that waits for approval is asked of the page as
+// any other (tool-input-available, tool-approval-request), and its
+// outcome after the answer goes to that tool part too.
 //
 // # AG-UI
 //
