@@ -231,7 +231,7 @@ func (s *checkSet) wait() (GuardrailVerdict, error) {
 	for range s.n {
 		res := <-s.done
 		switch {
-		case res.err != nil && firstErr == nil && !errors.Is(res.err, context.Canceled):
+		case isVerdict(res.err) && firstErr == nil:
 			firstErr = res.err
 		case res.v.Action == GuardrailReject && first.Action == "":
 			first = res.v
@@ -241,6 +241,13 @@ func (s *checkSet) wait() (GuardrailVerdict, error) {
 		firstErr = context.Canceled // stopped from outside, for the run's own reason
 	}
 	return first, firstErr
+}
+
+// isVerdict reports whether err, from judge, ends the run (a tripwire or a
+// usage limit) rather than saying that the check was stopped.
+func isVerdict(err error) bool {
+	var pe *PolicyError
+	return errors.As(err, &pe)
 }
 
 // emitTrip emits a tripwire's GuardrailChecked and mutes the agent's

@@ -79,10 +79,10 @@ func (r *run) inputChecked(c *inputChecks, resp *ModelResponse, callErr error) e
 	}
 	_, err := c.set.wait()
 	c.cancelModel()
-	if err == nil || (callErr != nil && errors.Is(err, context.Canceled)) {
+	if err == nil || (callErr != nil && !isVerdict(err)) {
 		return callErr
 	}
-	if errors.Is(err, ErrGuardrailTripped) || errors.Is(err, ErrUsageLimit) {
+	if isVerdict(err) {
 		if callErr != nil || resp == nil {
 			resp = &ModelResponse{Usage: Usage{Requests: 1}}
 		}
@@ -150,7 +150,7 @@ func (r *run) guardOutput(resp *ModelResponse) error {
 	_, err := r.guardAll(r.ctx, gs, GuardOutput, "", func(ctx context.Context, g *Guardrail) (GuardrailVerdict, error) {
 		return g.Output(ctx, out)
 	})
-	if err != nil && len(r.added) > 0 {
+	if isVerdict(err) && len(r.added) > 0 {
 		r.added = r.added[:len(r.added)-1]
 		r.withdraw(err)
 	}
@@ -166,7 +166,7 @@ func (r *run) guardedCall(c ToolCallPart, i int, inv *invocation, solo bool) too
 			return g.ToolCall(ctx, c)
 		})
 		switch {
-		case err != nil && r.ctx.Err() != nil && !errors.Is(err, ErrGuardrailTripped):
+		case err != nil && !isVerdict(err):
 			return toolOutcome{i: i, content: canceledBeforeRun, kind: ToolCanceled}
 		case err != nil:
 			return toolOutcome{i: i, trip: err}
@@ -184,7 +184,7 @@ func (r *run) guardedCall(c ToolCallPart, i int, inv *invocation, solo bool) too
 			return g.ToolResult(ctx, c, res)
 		})
 		switch {
-		case err != nil && r.ctx.Err() != nil && !errors.Is(err, ErrGuardrailTripped):
+		case err != nil && !isVerdict(err): // the run was cancelled
 		case err != nil:
 			o.trip = err
 		case v.Action == GuardrailReject:

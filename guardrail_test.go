@@ -3,6 +3,7 @@ package runlet_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -627,5 +628,27 @@ func TestHeldOutputReleases(t *testing.T) {
 	}
 	if !slices.Equal(order, []string{"Let me look.", "tool", "check", "Sunny."}) {
 		t.Fatalf("order = %v", order)
+	}
+}
+
+// A check that fails with an error of its own wrapping context.Canceled
+// (its client gave up, not the run) fails closed like any other failure.
+func TestGuardrailOwnCancellationFailsClosed(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		model := runlettest.NewModel(runlettest.TextReply("hi"))
+		var gs []runlet.Guardrail
+		for i := range n {
+			gs = append(gs, runlet.Guardrail{Name: fmt.Sprint("c", i), Input: func(context.Context, runlet.GuardrailInput) (runlet.GuardrailVerdict, error) {
+				if i == 0 {
+					return runlet.GuardrailVerdict{}, fmt.Errorf("classifier client: %w", context.Canceled)
+				}
+				return runlet.GuardrailVerdict{}, nil
+			}})
+		}
+		_, err := runlet.NewRuntime().Run(context.Background(), &runlet.Agent{Model: model, Guardrails: gs}, "hello")
+		gt := wantTrip(t, err, "c0", runlet.GuardInput)
+		if !errors.Is(gt.Err, context.Canceled) {
+			t.Fatalf("%d checks: tripped %+v", n, gt)
+		}
 	}
 }
