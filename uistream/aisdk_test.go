@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +323,25 @@ func TestAISDKHistoryFromThePage(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("history:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAISDKVersionPinned: the JS tests and the example's page pin the
+// `ai` version AISDKVersion names.
+func TestAISDKVersionPinned(t *testing.T) {
+	for _, path := range []string{"testdata/js/package.json", "../examples/webchat/web/package.json"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pkg struct {
+			Dependencies map[string]string `json:"dependencies"`
+		}
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			t.Fatal(err)
+		}
+		if got := pkg.Dependencies["ai"]; got != uistream.AISDKVersion {
+			t.Errorf("%s pins ai %q, want %q", path, got, uistream.AISDKVersion)
+		}
 	}
 }
