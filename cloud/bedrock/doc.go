@@ -56,6 +56,10 @@
 // Config.Name) goes back unchanged: with a Signature as
 // reasoningContent.reasoningText {text, signature}, with Encrypted as
 // reasoningContent.redactedContent. Other reasoning is dropped.
+// Converse runs no provider tools: a runlet.HostedTool is an
+// ErrInvalidRequest (another provider's Declaration is left out), and
+// another provider's HostedToolPart in the history is sent as a text
+// block of its Text(); citations are not sent.
 //
 // Tools are toolConfig.tools[].toolSpec with inputSchema.json.
 // ToolChoice maps to toolChoice auto (the default, not sent), any

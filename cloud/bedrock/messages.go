@@ -108,6 +108,11 @@ func (m *Model) encodePart(p runlet.Part, role string, docs *int) (wireBlock, bo
 			return wireBlock{}, false, err
 		}
 		return wireBlock{Document: doc}, true, nil
+	case runlet.HostedToolPart:
+		// Another provider's hosted tool (Converse has none): what it did,
+		// as text.
+		text := p.Text()
+		return wireBlock{Text: &text}, true, nil
 	}
 	return wireBlock{}, false, fmt.Errorf("unsupported part %T", p)
 }

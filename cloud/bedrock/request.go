@@ -1,6 +1,7 @@
 package bedrock
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -83,6 +84,13 @@ func (m *Model) buildRequest(req *runlet.ModelRequest, stream bool) (built, erro
 	}
 	if model == "" {
 		return built{}, m.invalid("no model: set Config.Model or the \"model\" option", nil)
+	}
+	for i, h := range req.HostedTools {
+		// Converse runs no provider tools; another provider's declaration
+		// is not for it.
+		if len(h.Declaration) == 0 || h.Provider == m.cfg.name {
+			return built{}, m.invalid(fmt.Sprintf("hosted tool %d (%s): the Converse API runs no provider tools", i, cmp.Or(string(h.Kind), h.Provider)), nil)
+		}
 	}
 
 	w := wireRequest{}

@@ -198,3 +198,24 @@ func TestToolResultParts(t *testing.T) {
 		t.Errorf("body %s\nlacks %s", body, want)
 	}
 }
+
+// Another provider's hosted tool part in the history goes as text (it
+// failed the request); a hosted tool, which Converse cannot run, is an
+// ErrInvalidRequest, not dropped.
+func TestHostedToolsOnBedrock(t *testing.T) {
+	hosted := runlet.HostedToolPart{ID: "srvtoolu_1", Kind: runlet.HostedWebSearch, Name: "web_search", Input: json.RawMessage(`{"query":"q"}`),
+		Provider: "anthropic", Raw: json.RawMessage(`[{"type":"server_tool_use"}]`)}
+	body := sent(t, bedrock.Config{Model: "anthropic.claude-sonnet-4-5"}, &runlet.ModelRequest{Messages: []runlet.Message{
+		runlet.UserText("q"), {Role: runlet.RoleAssistant, Parts: []runlet.Part{hosted, runlet.TextPart{Text: "found"}}}, runlet.UserText("more")}})
+	want, _ := json.Marshal(hosted.Text())
+	if !strings.Contains(body, `{"text":`+string(want)+`}`) || strings.Contains(body, "server_tool_use") {
+		t.Errorf("body %s", body)
+	}
+	srv := bedrocktest.NewServer(runlettest.WireReply{Text: "ok"})
+	defer srv.Close()
+	m := newModel(t, srv, bedrock.Config{Model: "anthropic.claude-sonnet-4-5"})
+	_, err := m.Generate(ctx(t), &runlet.ModelRequest{Messages: []runlet.Message{runlet.UserText("q")}, HostedTools: []runlet.HostedTool{runlet.WebSearch()}})
+	if !errors.Is(err, runlet.ErrInvalidRequest) {
+		t.Errorf("web search on Bedrock: %v", err)
+	}
+}
