@@ -61,5 +61,11 @@ func (agui) header(h http.Header) {
 }
 
 func (p agui) encoder(ctx context.Context, t *turn, o *Options) encoder {
-	return newAGUIEncoder(t.wire.(*RunAgentInput), o, newAGUIState(ctx, p.store, p.keys))
+	e := newAGUIEncoder(t.wire.(*RunAgentInput), o, newAGUIState(ctx, p.store, p.keys))
+	for _, tool := range withPageTools(o.Agent, t.tools).Tools {
+		if _, ok := tool.(*pageTool); ok {
+			e.pageTools[tool.Spec().Name] = true
+		}
+	}
+	return e
 }

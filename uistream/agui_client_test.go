@@ -192,6 +192,35 @@ func TestAGUIClient(t *testing.T) {
 		}
 	})
 
+	t.Run("frontend-tool", func(t *testing.T) {
+		store := runlet.NewMemoryStore()
+		m := runlettest.NewModel(
+			runlettest.ToolCallReply(runlettest.Call("call_f", "confirm_booking", `{"hotel":"Ritz"}`)),
+			runlettest.TextReply("Booked."),
+		)
+		srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(runlet.WithStore(store)), Agent: aguiAgent(m), Checkpoints: store})
+		s := runAGUIClient(t, srv.URL, "frontend-tool")
+		if s.First.Error != "" || s.Second.Error != "" {
+			t.Fatalf("runs failed: %q, %q", s.First.Error, s.Second.Error)
+		}
+		// The page has the result it sent: no run sends it again.
+		if slices.Contains(s.First.Types, "TOOL_CALL_RESULT") || slices.Contains(s.Second.Types, "TOOL_CALL_RESULT") {
+			t.Fatalf("runs %v, %v", s.First.Types, s.Second.Types)
+		}
+		results := 0
+		for _, msg := range s.Messages {
+			if msg.Role == "tool" {
+				results++
+			}
+		}
+		if results != 1 {
+			t.Errorf("%d tool messages in the client's conversation: %+v", results, s.Messages)
+		}
+		if last := s.Messages[len(s.Messages)-1]; last.Content != "Booked." {
+			t.Errorf("last message %+v", last)
+		}
+	})
+
 	t.Run("state", func(t *testing.T) {
 		store := runlet.NewMemoryStore()
 		m := runlettest.NewModel(

@@ -25,6 +25,8 @@ type aguiEncoder struct {
 	order   []string              // CallPaths in the order they opened
 	callSub map[string]string     // tool call ID -> subagentRunId of the agent that made it
 	typed   bool                  // the run checks its answer against an output schema
+	// pageTools names the page's tools the run offers (frontend tools).
+	pageTools map[string]bool
 }
 
 // aguiScope is what is open for one agent.
@@ -52,7 +54,8 @@ type aguiCall struct {
 }
 
 func newAGUIEncoder(in *RunAgentInput, o *Options, st *aguiState) *aguiEncoder {
-	return &aguiEncoder{in: in, opts: o, state: st, scopes: make(map[string]*aguiScope), callSub: make(map[string]string)}
+	return &aguiEncoder{in: in, opts: o, state: st, scopes: make(map[string]*aguiScope), callSub: make(map[string]string),
+		pageTools: make(map[string]bool)}
 }
 
 func (e *aguiEncoder) id() string {
@@ -305,7 +308,13 @@ func (e *aguiEncoder) startCall(w *frameWriter, s *aguiScope, ev runlet.Event, c
 	if s.turnMsg == "" {
 		s.turnMsg = e.id()
 	}
-	err := w.data(aguiToolEvent{aguiBase: base("TOOL_CALL_START", ev), SubagentRunID: s.sub, ToolCallID: c.id, ToolCallName: c.name, ParentMessageID: s.turnMsg})
+	start := aguiToolEvent{aguiBase: base("TOOL_CALL_START", ev), SubagentRunID: s.sub, ToolCallID: c.id, ToolCallName: c.name, ParentMessageID: s.turnMsg}
+	if s.sub == "" && e.pageTools[c.name] {
+		// The page runs it: the call names the run waiting for its result.
+		start.Metadata = &aguiPageCallMeta{}
+		start.Metadata.Runlet.RunID = ev.Header().RunID
+	}
+	err := w.data(start)
 	if err != nil {
 		return err
 	}
@@ -413,6 +422,10 @@ func (e *aguiEncoder) toolFinished(w *frameWriter, s *aguiScope, ev *runlet.Tool
 	if err := e.closeMessages(w, s, ev); err != nil {
 		return err
 	}
+	if s.sub == "" && e.pageTools[ev.Call.Name] && !ev.Result.IsError {
+		// The page's own result of its tool: it has it already.
+		return e.checkState(w, ev)
+	}
 	res := aguiToolResult{aguiBase: base("TOOL_CALL_RESULT", ev), SubagentRunID: s.sub, MessageID: e.id(),
 		ToolCallID: ev.Call.ID, Content: aguiResultContent(ev.Result), Role: "tool"}
 	if ev.Result.IsError || len(ev.Result.Structured) > 0 {
@@ -426,10 +439,15 @@ func (e *aguiEncoder) toolFinished(w *frameWriter, s *aguiScope, ev *runlet.Tool
 	if err := w.data(res); err != nil {
 		return err
 	}
-	if e.state != nil {
-		return e.state.check(w, ev)
+	return e.checkState(w, ev)
+}
+
+// checkState sends what changed in the shared state, if any is shared.
+func (e *aguiEncoder) checkState(w *frameWriter, ev runlet.Event) error {
+	if e.state == nil {
+		return nil
 	}
-	return nil
+	return e.state.check(w, ev)
 }
 
 func (e *aguiEncoder) custom(w *frameWriter, s *aguiScope, ev runlet.Event, name string, value any) error {

@@ -25,6 +25,21 @@ func decodeAGUI(body []byte) (*RunAgentInput, *turn, error) {
 		return nil, nil, errors.New("RunAgentInput needs a threadId and a runId")
 	}
 	t := &turn{chatID: in.ThreadID}
+	pageTools, tools, err := aguiPageTools(in.Tools)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.tools = tools
+	if len(in.Resume) == 0 {
+		run, decisions, ok, err := aguiPageResults(in.Messages, pageTools)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			t.resume, t.decisions = run, decisions
+			return &in, t, nil
+		}
+	}
 	if len(in.Resume) > 0 {
 		runID, decisions, err := aguiDecisions(in.Resume)
 		if err != nil {

@@ -143,6 +143,16 @@ func (e *aguiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) err
 		}
 	}
 	e.ended = true
+	if ids := e.pageCalls(ev.Pending); len(ids) == len(ev.Pending) {
+		// Only the page's tools wait: the run succeeded, as AG-UI has it,
+		// leaving calls for the page to answer.
+		run := aguiRunFinished{aguiBase: base("RUN_FINISHED", ev), ThreadID: e.in.ThreadID, RunID: e.in.RunID,
+			Outcome: &aguiOutcome{Type: "success", PendingToolCallIDs: ids}}
+		if ev.Result != nil {
+			run.Usage, run.Metadata = aguiUsageOf(ev.Result), aguiRunMetaOf(ev.Result)
+		}
+		return w.data(run)
+	}
 	out := &aguiOutcome{Type: "interrupt"}
 	for _, p := range ev.Pending {
 		meta := &aguiCallMeta{}
@@ -164,6 +174,18 @@ func (e *aguiEncoder) interrupted(w *frameWriter, ev *runlet.RunInterrupted) err
 		run.Usage, run.Metadata = aguiUsageOf(ev.Result), aguiRunMetaOf(ev.Result)
 	}
 	return w.data(run)
+}
+
+// pageCalls returns the IDs of the pending calls of the page's tools made
+// by the run's own agent.
+func (e *aguiEncoder) pageCalls(pending []runlet.ToolCallPart) []string {
+	var ids []string
+	for _, p := range pending {
+		if e.pageTools[p.Name] && e.callSub[p.ID] == "" {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
 }
 
 func (e *aguiEncoder) failed(w *frameWriter, ev *runlet.RunFailed, err error) error {

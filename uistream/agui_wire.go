@@ -40,7 +40,8 @@ type AGUIMessage struct {
 	SubagentRunID string          `json:"subagentRunId,omitempty"`
 }
 
-// AGUIToolCall is a call an assistant message made.
+// AGUIToolCall is a call an assistant message made. Metadata is what the
+// call's TOOL_CALL_START carried, which the client keeps.
 type AGUIToolCall struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"` // "function"
@@ -48,6 +49,7 @@ type AGUIToolCall struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // AGUITool is a tool the client offers (a frontend tool).
@@ -134,8 +136,9 @@ func aguiRunMetaOf(res *runlet.Result) *aguiRunMeta {
 }
 
 type aguiOutcome struct {
-	Type       string          `json:"type"` // success, interrupt
-	Interrupts []aguiInterrupt `json:"interrupts,omitempty"`
+	Type               string          `json:"type"` // success, interrupt
+	Interrupts         []aguiInterrupt `json:"interrupts,omitempty"`
+	PendingToolCallIDs []string        `json:"pendingToolCallIds,omitempty"`
 }
 
 // aguiInterrupt asks the client for a decision on one call.
@@ -195,11 +198,12 @@ type aguiMessageEvent struct {
 // aguiToolEvent is TOOL_CALL_START/ARGS/END.
 type aguiToolEvent struct {
 	aguiBase
-	SubagentRunID   string  `json:"subagentRunId,omitempty"`
-	ToolCallID      string  `json:"toolCallId"`
-	ToolCallName    string  `json:"toolCallName,omitempty"`
-	ParentMessageID string  `json:"parentMessageId,omitempty"`
-	Delta           *string `json:"delta,omitempty"`
+	SubagentRunID   string            `json:"subagentRunId,omitempty"`
+	ToolCallID      string            `json:"toolCallId"`
+	ToolCallName    string            `json:"toolCallName,omitempty"`
+	ParentMessageID string            `json:"parentMessageId,omitempty"`
+	Delta           *string           `json:"delta,omitempty"`
+	Metadata        *aguiPageCallMeta `json:"metadata,omitempty"` // a call of a page's tool
 }
 
 type aguiToolResult struct {

@@ -171,8 +171,8 @@
 // https URL, in user and tool messages; others (video, provider file
 // handles) are refused with 400. context entries reach the
 // model as text at the head of the user's message ("Context from the
-// application:"), never as instructions. tools (frontend tools) and
-// forwardedProps are not used: the server's agent owns its tools.
+// application:"), never as instructions. tools are the page's own tools
+// (see Frontend tools below); forwardedProps is not used.
 //
 // The response is text/event-stream, one AG-UI event per "data:" line,
 // each with a timestamp (Unix ms). runId and threadId in RUN_STARTED and
@@ -194,8 +194,9 @@
 //	                                   text with TEXT_MESSAGE_END, when other output starts or the
 //	                                   model call ends)
 //	ToolCallDelta                      TOOL_CALL_START {toolCallId, toolCallName, parentMessageId:
-//	                                   the turn's assistant message} once the call's ID and name are
-//	                                   known, TOOL_CALL_ARGS per fragment
+//	                                   the turn's assistant message; for a page's tool, metadata
+//	                                   {runlet: {runId}}} once the call's ID and name are known,
+//	                                   TOOL_CALL_ARGS per fragment
 //	ModelFinished (agent's turn)       the text, reasoning and calls of a model that does not stream,
 //	                                   TOOL_CALL_END per call, CUSTOM "runlet.citations" {messageId,
 //	                                   citations: [{url, title, fileId, citedText, start, end}]}
@@ -227,7 +228,9 @@
 //	                                   output schema, as RunAs and StreamAs make), metadata}
 //	RunInterrupted                     STATE_SNAPSHOT (with shared state), RUN_FINISHED {outcome:
 //	                                   interrupt {interrupts}, usage, metadata}; no MESSAGES_SNAPSHOT:
-//	                                   the client has the messages, the resume Runlet's checkpoint
+//	                                   the client has the messages, the resume Runlet's checkpoint.
+//	                                   When only calls of the page's tools wait: RUN_FINISHED
+//	                                   {outcome: success {pendingToolCallIds}}
 //	RunFailed, or no terminal event    RUN_ERROR {message: Options.ErrorText, code: ErrorType,
 //	                                   metadata}
 //	other events                       none (ContextPrepared, ToolStarted, ModelStarted's request,
@@ -255,7 +258,22 @@
 // not read: the run goes on from its checkpoint (Runtime.ResumeStream),
 // and the tool call's TOOL_CALL_RESULT comes in the new run without the
 // call being streamed again, as the protocol's interrupts page asks.
-// Frontend tools (AG-UI's other human-in-the-loop path) are not used.
+//
+// Frontend tools, AG-UI's other human-in-the-loop path (CopilotKit's
+// frontend actions): the tools of RunAgentInput are offered to the model
+// beside the agent's own, except one named as one of the agent's tools or
+// handoffs, which stays the server's (a page cannot stand in for it). A
+// call of a page's tool stops the run as an approval does (a checkpoint in
+// the store), its TOOL_CALL_START carrying the Runlet run ID in its
+// metadata, and the run finishes with {outcome: {type: "success",
+// pendingToolCallIds}} as AG-UI asks. The page runs the tool and sends its
+// result as a tool message after that assistant message (whose tool call
+// keeps the metadata, as @ag-ui/client does); that request goes on with
+// the run (Runtime.ResumeStream), the result given to the model as the
+// tool's, and the page is not sent back its own result. The request must
+// declare the tool again. A run waiting for both a page's tool and an
+// approval ends with interrupts for all of them; approving the page's call
+// there gives the model an error result.
 //
 // State: AG-UI's state is a JSON object the page and the agent share.
 // Given an AGUIState, the handler shares those keys of the session's

@@ -104,6 +104,9 @@ type turn struct {
 	resume    string           // the run to resume; "" for a new run
 	decisions []runlet.Decision
 	wire      any // what the protocol's decode keeps for its encoder (AG-UI's input)
+	// tools are the page's own tools (AG-UI's frontend tools), offered to
+	// the model beside the agent's; a name the agent has stays the agent's.
+	tools []runlet.Tool
 }
 
 // protocol is the seam a wire protocol plugs into serve: it reads a
@@ -206,8 +209,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // terminal one; it returns the first write error, having cancelled the run.
 func (h *handler) stream(ctx context.Context, fw *frameWriter, enc encoder, t *turn, session string, r *http.Request) error {
 	var events func(func(runlet.Event, error) bool)
+	agent := withPageTools(h.opts.Agent, t.tools)
 	if t.resume != "" {
-		events = h.opts.Runtime.ResumeStream(ctx, h.opts.Agent, t.resume, t.decisions...)
+		events = h.opts.Runtime.ResumeStream(ctx, agent, t.resume, t.decisions...)
 	} else {
 		var opts []runlet.RunOption
 		if session != "" {
@@ -219,7 +223,7 @@ func (h *handler) stream(ctx context.Context, fw *frameWriter, enc encoder, t *t
 		if h.opts.RunOptions != nil {
 			opts = append(opts, h.opts.RunOptions(r)...)
 		}
-		events = h.opts.Runtime.Stream(ctx, h.opts.Agent, "", opts...)
+		events = h.opts.Runtime.Stream(ctx, agent, "", opts...)
 	}
 	var last error
 	for ev, err := range events {
@@ -238,6 +242,33 @@ func (h *handler) stream(ctx context.Context, fw *frameWriter, enc encoder, t *t
 		return err
 	}
 	return fw.flush()
+}
+
+// withPageTools returns agent with the page's tools added, but for those
+// named as one of the agent's own tools or handoffs: a page cannot stand in
+// for the server's tool. The agent is copied, never changed.
+func withPageTools(agent *runlet.Agent, tools []runlet.Tool) *runlet.Agent {
+	if len(tools) == 0 {
+		return agent
+	}
+	taken := make(map[string]bool, len(agent.Tools)+len(agent.Handoffs))
+	for _, tool := range agent.Tools {
+		taken[tool.Spec().Name] = true
+	}
+	for _, h := range agent.Handoffs {
+		if h.Agent != nil {
+			taken["transfer_to_"+h.Agent.Name] = true
+		}
+	}
+	a := *agent
+	a.Tools = slices.Clip(a.Tools)
+	for _, tool := range tools {
+		if name := tool.Spec().Name; !taken[name] {
+			taken[name] = true
+			a.Tools = append(a.Tools, tool)
+		}
+	}
+	return &a
 }
 
 // checkResume refuses a resume of a run of another session, when the

@@ -114,6 +114,23 @@ switch (scenario) {
     summary.messages = agent.messages;
     break;
   }
+  case 'frontend-tool': {
+    // A tool the page runs itself (a frontend tool): the first run ends
+    // with the call pending, the page answers it with a tool message.
+    const tools = [{
+      name: 'confirm_booking',
+      description: 'Ask the user to confirm a booking.',
+      parameters: { type: 'object', properties: { hotel: { type: 'string' } }, required: ['hotel'] },
+    }];
+    const agent = newAgent({ initialMessages: [{ id: 'u1', role: 'user', content: 'Book the Ritz' }] });
+    summary.first = await run(agent, { tools });
+    const call = agent.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.function.name === 'confirm_booking');
+    if (!call) fail('no call of the page tool in the client messages');
+    agent.addMessage({ id: 'tool-1', role: 'tool', toolCallId: call.id, content: 'confirmed by the user' });
+    summary.second = await run(agent, { tools });
+    summary.messages = agent.messages;
+    break;
+  }
   case 'state': {
     const agent = newAgent({
       initialMessages: [{ id: 'u1', role: 'user', content: 'Add eggs' }],
