@@ -39,14 +39,28 @@
 //
 // Each tool's spec comes from the server: its name (see below), its
 // description (or title, when it has no description) and its input schema.
-// A call sends tools/call with the model's JSON arguments and gives the model
-// the result as text:
+// A call sends tools/call with the model's JSON arguments. In a run (the
+// tool is a runlet.PartsTool) the model gets the result's content with its
+// kinds kept, as runlet parts in order:
 //
-//   - text content as is, several content blocks joined by newlines;
-//   - other content summarised, such as "[image image/png, 1234 bytes]" or
-//     "[resource link report.pdf: file:///tmp/report.pdf]"; an embedded text
-//     resource is shown with its text;
-//   - structured content as JSON when there is no text content.
+//   - text content as text, content blocks on lines of their own;
+//   - images and audio as runlet.ImagePart and runlet.AudioPart;
+//   - an embedded blob resource as the part its MIME type says (image,
+//     audio, else a runlet.FilePart named after its URI), an embedded text
+//     resource as text headed by "[resource URI]";
+//   - a resource link to an http(s) URL as an image or file by URL; any
+//     other link, which a provider cannot fetch, as the text
+//     "[resource link NAME: URI]";
+//   - structuredContent as the result's structured value
+//     (runlet.ToolResultPart.Structured), and as its text when there is no
+//     text content.
+//
+// A tool that declares an output schema is held to it, as the MCP
+// specification asks of clients: a result without structured content, or
+// whose structured content does not match the schema, is an error (an
+// is-error result in a run). Call, for a caller that wants text only,
+// gives the same content as text, other content summarised, such as
+// "[image image/png, 1234 bytes]".
 //
 // A result the server marks isError becomes a [*ToolError] whose message is
 // that text, so the runtime gives the model an is-error tool result and the
@@ -61,7 +75,12 @@
 // (and, with Sessions, a session ID); [AddTools] adds runlet tools as they
 // are, every call running through the Runtime's tool executor
 // (runlet.Runtime.CallTool: schema checks, timeout, output cap, recovered
-// panics). Serve the server on stdio with [ServeStdio], for a client that
+// panics). What a served tool or agent returns beyond text keeps its kind:
+// images and audio as image and audio content, an inline file as an
+// embedded resource (URI "runlet:" and its name; text for a text/* file),
+// media by URL as resource links, a structured value as
+// structuredContent; an agent's answer whose final message holds images,
+// files or audio is served with them. Serve the server on stdio with [ServeStdio], for a client that
 // starts it as a subprocess (Claude Desktop, Claude Code, Cursor), or over
 // Streamable HTTP with [HTTPHandler]:
 //

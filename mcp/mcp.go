@@ -188,6 +188,12 @@ func (l *lister) add(t *sdkmcp.Tool) {
 		timeout: c.limits.CallTimeout,
 		spec:    runlet.ToolSpec{Name: name, Description: desc, InputSchema: schema},
 	}
+	if t.OutputSchema != nil {
+		if mt.output, err = outputSchema(t.OutputSchema, c.limits.MaxSchemaBytes); err != nil {
+			leaveOut("output schema: " + err.Error())
+			return
+		}
+	}
 	if c.policy != nil {
 		mt.policy = c.policy(t)
 	}
@@ -224,6 +230,9 @@ type tool struct {
 	policy  runlet.ToolPolicy
 	timeout time.Duration // Limits.CallTimeout
 	server  string
+	// output validates the structured content of the tool's results,
+	// when it declares an output schema
+	output *jsonschema.Resolved
 }
 
 func (t *tool) Spec() runlet.ToolSpec { return t.spec }
@@ -234,10 +243,25 @@ var _ runlet.PolicyTool = (*tool)(nil)
 func (t *tool) Policy() runlet.ToolPolicy { return t.policy }
 
 func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	res, err := t.call(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	text, err := resultText(res)
+	if err != nil {
+		return "", fmt.Errorf("mcp: tool %s: %w", t.shown, err)
+	}
+	return text, nil
+}
+
+// call sends tools/call and returns the result of a call that did not
+// fail: the result is checked against the tool's output schema; an
+// isError result is a *ToolError.
+func (t *tool) call(ctx context.Context, args json.RawMessage) (*sdkmcp.CallToolResult, error) {
 	params := &sdkmcp.CallToolParams{Name: t.mcpName}
 	if a := strings.TrimSpace(string(args)); a != "" && a != "null" {
 		if !json.Valid(args) {
-			return "", errors.New("the arguments are not valid JSON")
+			return nil, errors.New("the arguments are not valid JSON")
 		}
 		params.Arguments = args
 	}
@@ -246,36 +270,40 @@ func (t *tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	res, err := t.src.callTool(callCtx, params)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return "", ctxErr
+			return nil, ctxErr
 		}
 		if callCtx.Err() != nil {
-			return "", &LimitError{Server: t.server, Limit: "CallTimeout", Value: int64(t.timeout)}
+			return nil, &LimitError{Server: t.server, Limit: "CallTimeout", Value: int64(t.timeout)}
 		}
 		var ce *callError
 		var le *LimitError
 		var ae *AuthError
 		if errors.As(err, &ce) || errors.As(err, &le) || errors.As(err, &ae) {
-			return "", err
+			return nil, err
 		}
-		return "", fmt.Errorf("mcp: calling %s: %w", t.shown, err)
+		return nil, fmt.Errorf("mcp: calling %s: %w", t.shown, err)
 	}
 	if res == nil {
-		return "", fmt.Errorf("mcp: calling %s: empty result", t.shown)
+		return nil, fmt.Errorf("mcp: calling %s: empty result", t.shown)
 	}
 	if res.NeedsInput() {
-		return "", fmt.Errorf("mcp: tool %s needs input from the client that this client cannot give", t.shown)
-	}
-	text, err := resultText(res)
-	if err != nil {
-		return "", fmt.Errorf("mcp: tool %s: %w", t.shown, err)
+		return nil, fmt.Errorf("mcp: tool %s needs input from the client that this client cannot give", t.shown)
 	}
 	if res.IsError {
-		return "", &ToolError{Tool: t.mcpName, Text: text, Result: res}
+		text, err := resultText(res)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: tool %s: %w", t.shown, err)
+		}
+		return nil, &ToolError{Tool: t.mcpName, Text: text, Result: res}
 	}
-	return text, nil
+	if err := t.checkStructured(res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// resultText renders a result's content as the text the model sees.
+// resultText renders a result's content as text, for a caller that wants
+// text only (Call): images, audio and resources summarised.
 func resultText(res *sdkmcp.CallToolResult) (string, error) {
 	if len(res.Content) == 1 {
 		if tc, ok := res.Content[0].(*sdkmcp.TextContent); ok {

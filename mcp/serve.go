@@ -116,7 +116,7 @@ func runAgent(ctx context.Context, rt *runlet.Runtime, agent *runlet.Agent, prom
 		case *runlet.ToolStarted:
 			p.notify(ctx, fmt.Sprintf("turn %d: calling %s", ev.Turn, ev.Call.Name))
 		case *runlet.RunFinished:
-			res := textResult(ev.Result.Output)
+			res := &sdkmcp.CallToolResult{Content: answerContent(ev.Result)}
 			res.Meta = sdkmcp.Meta{"runlet/run_id": ev.Result.RunID}
 			if ev.Result.SessionID != "" {
 				res.Meta["runlet/session_id"] = ev.Result.SessionID
@@ -216,9 +216,7 @@ func toolHandler(rt *runlet.Runtime, t runlet.Tool) sdkmcp.ToolHandler {
 		if kind == runlet.ToolCanceled && ctx.Err() != nil {
 			return nil, ctx.Err() // the client cancelled: it wants no answer
 		}
-		out := textResult(res.Content)
-		out.IsError = res.IsError
-		return out, nil
+		return servedResult(res), nil
 	}
 }
 
