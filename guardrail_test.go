@@ -652,3 +652,33 @@ func TestGuardrailOwnCancellationFailsClosed(t *testing.T) {
 		}
 	}
 }
+
+// After a handoff, the agent handed to answers under its own output
+// guardrails; its input guardrails do not run (the run's input was checked
+// once, by the first agent's), and the first agent's output guardrails no
+// longer apply.
+func TestGuardrailsAcrossHandoff(t *testing.T) {
+	var inputs []string
+	var mu sync.Mutex
+	countInput := func(name string) runlet.Guardrail {
+		return runlet.Guardrail{Name: name, Input: func(context.Context, runlet.GuardrailInput) (runlet.GuardrailVerdict, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			inputs = append(inputs, name)
+			return runlet.GuardrailVerdict{}, nil
+		}}
+	}
+	billing := &runlet.Agent{Name: "billing", Model: runlettest.NewModel(runlettest.TextReply("the secret refund code is 7")),
+		Guardrails: []runlet.Guardrail{countInput("billing-input"), noSecret("billing-leak")}}
+	triage := &runlet.Agent{Name: "triage", Model: runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("h1", "transfer_to_billing", `{}`))),
+		Handoffs: []runlet.Handoff{{Agent: billing}}, Guardrails: []runlet.Guardrail{countInput("triage-input"), {Name: "triage-output",
+			Output: func(context.Context, runlet.GuardrailOutput) (runlet.GuardrailVerdict, error) {
+				t.Error("the first agent's output guardrail checked the answer of the agent it handed to")
+				return runlet.GuardrailVerdict{}, nil
+			}}}}
+	_, err := runlet.NewRuntime().Run(context.Background(), triage, "refund me")
+	gt := wantTrip(t, err, "billing-leak", runlet.GuardOutput)
+	if gt.Agent != "billing" || !slices.Equal(inputs, []string{"triage-input"}) {
+		t.Fatalf("tripped %+v; input checks %v", gt, inputs)
+	}
+}
