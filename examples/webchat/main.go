@@ -61,7 +61,9 @@ func run(ctx context.Context, addr string, getenv func(string) string, stderr io
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: app.Handler, ReadHeaderTimeout: 10 * time.Second}
+	// The streams take as long as runs do: no WriteTimeout (uistream bounds
+	// each write); reading a request is bounded.
+	srv := &http.Server{Handler: app.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
 	fmt.Fprintf(stderr, "webchat: open http://%s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
