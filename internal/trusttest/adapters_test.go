@@ -80,6 +80,29 @@ var (
 	geminiToken    = tokenConfig(geminiConfig, func(c *gemini.Config, f func(context.Context) (string, error)) { c.Token = f })
 )
 
+// Azure OpenAI's versioned Responses URL with an Entra ID token.
+func azureEntra(c conf) openai.Config {
+	cfg := openaiToken(c)
+	cfg.Name, cfg.APIKeyHeader = "azure", "api-key"
+	if c.BaseURL != "" {
+		cfg.BaseURL = openai.AzureBaseURL(c.BaseURL, "", "2025-04-01-preview")
+	}
+	return cfg
+}
+
+// On Vertex AI (Config.Vertex), with the key as the access token.
+func anthropicVertex(c conf) anthropic.Config {
+	cfg := anthropicToken(c)
+	cfg.Vertex = &anthropic.Vertex{Project: "p", Location: "us-east5"}
+	return cfg
+}
+
+func geminiVertex(c conf) gemini.Config {
+	cfg := geminiToken(c)
+	cfg.Vertex = &gemini.Vertex{Project: "p", Location: "us-central1"}
+	return cfg
+}
+
 var adapters = []adapter{
 	{"openai-chat", func(c conf) runlet.Model { return openai.NewChatCompletions(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
 	{"openai-responses", func(c conf) runlet.Model { return openai.NewResponses(openaiConfig(c)) }, func(c conf) any { return openaiConfig(c) }},
@@ -91,6 +114,9 @@ var adapters = []adapter{
 	{"openai-responses-token", func(c conf) runlet.Model { return openai.NewResponses(openaiToken(c)) }, func(c conf) any { return openaiToken(c) }},
 	{"anthropic-token", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicToken(c)) }, func(c conf) any { return anthropicToken(c) }},
 	{"gemini-token", func(c conf) runlet.Model { return gemini.New(geminiToken(c)) }, func(c conf) any { return geminiToken(c) }},
+	{"anthropic-vertex", func(c conf) runlet.Model { return anthropic.NewMessages(anthropicVertex(c)) }, func(c conf) any { return anthropicVertex(c) }},
+	{"gemini-vertex", func(c conf) runlet.Model { return gemini.New(geminiVertex(c)) }, func(c conf) any { return geminiVertex(c) }},
+	{"azure-entra", func(c conf) runlet.Model { return openai.NewResponses(azureEntra(c)) }, func(c conf) any { return azureEntra(c) }},
 }
 
 // modes are the two ways a run calls a model.
