@@ -36,9 +36,11 @@ import (
 //
 // A check may call models through CallModel with its own purpose: the call
 // counts in the run's usage, limits and cost (Result.UsageByPurpose) and
-// is reported as ModelStarted and ModelFinished. A check runs on a
-// goroutine of its own and must return once its context is cancelled: the
-// run waits for it.
+// is reported as ModelStarted and ModelFinished (with Check set). Checks
+// run concurrently: with each other, Input checks with the first model
+// call, tool checks on each call's worker. A check must be safe for that
+// and return once its context is cancelled (a tripwire elsewhere, the
+// run's end, its Timeout): the run waits for it.
 //
 // Durable runs of the temporal/ module run each check in an activity (see
 // its package doc, "Guardrails"): keep a check's state out of its closure
