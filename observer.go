@@ -26,7 +26,10 @@ type ObserverFunc func(ctx context.Context, ev Event)
 func (f ObserverFunc) Observe(ctx context.Context, ev Event) { f(ctx, ev) }
 
 // JSONLObserver writes each event as one JSON line, the way slog.JSONHandler
-// writes records. It is safe for concurrent runs.
+// writes records. Images, files and audio (in messages and tool results)
+// are written as a summary, without their bytes: the part's "type", its
+// "media_type", "name" or "url", its size in "bytes" and the "sha256" of
+// its data. It is safe for concurrent runs.
 type JSONLObserver struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -38,7 +41,7 @@ func NewJSONLObserver(w io.Writer) *JSONLObserver { return &JSONLObserver{w: w} 
 
 // Observe implements Observer.
 func (o *JSONLObserver) Observe(_ context.Context, ev Event) {
-	b, err := json.Marshal(ev)
+	b, err := json.Marshal(summarizeEvent(ev))
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err == nil {
@@ -105,6 +108,9 @@ func (o *slogObserver) Observe(ctx context.Context, ev Event) {
 			attrs = append(attrs, slog.Bool("edited_arguments", true))
 		}
 		attrs = append(attrs, slog.Bool("is_error", e.Result.IsError), slog.Duration("duration", e.Duration))
+		if s := partsSummary(e.Result.Parts); s != "" {
+			attrs = append(attrs, slog.String("media", s))
+		}
 		if e.ErrorKind != "" {
 			level = slog.LevelWarn
 			attrs = append(attrs, slog.String("error_kind", string(e.ErrorKind)))

@@ -2,8 +2,12 @@ package runlet_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -300,5 +304,31 @@ func TestToolResultPartsAreCopied(t *testing.T) {
 	got := final.Messages[2].Parts[0].(runlet.ToolResultPart)
 	if got.Parts[0].(runlet.TextPart).Text != "t" || got.Parts[1].(runlet.ImagePart).Data[0] != 0x89 {
 		t.Errorf("an observer's change reached the run: %#v", got)
+	}
+}
+
+// The JSONL observer writes a tool result's image (and the same image in
+// the next request's history) as a summary, never as base64; the slog
+// observer names the media.
+func TestObserversSummarizeMedia(t *testing.T) {
+	img := []byte(strings.Repeat("\x89PNG-pixels-", 100))
+	var jsonl, logs strings.Builder
+	model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "shot", `{}`)), runlettest.TextReply("done"))
+	rt := runlet.NewRuntime(runlet.WithObservers(runlet.NewJSONLObserver(&jsonl), runlet.NewSlogObserver(slog.New(slog.NewTextHandler(&logs, nil)))))
+	if _, err := rt.Run(t.Context(), &runlet.Agent{Model: model, Tools: []runlet.Tool{shotTool(runlet.Output(runlet.Text("t"), runlet.Image("image/png", img)))}}, "go"); err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(img)
+	if strings.Contains(jsonl.String(), b64[:40]) {
+		t.Fatal("the JSONL log holds the image's bytes")
+	}
+	sum := sha256.Sum256(img)
+	want := `{"type":"image","media_type":"image/png","bytes":1200,"sha256":"` + hex.EncodeToString(sum[:]) + `"}`
+	// in tool.finished, the next model.started and run.finished
+	if n := strings.Count(jsonl.String(), want); n < 3 {
+		t.Errorf("%d summaries %s in:\n%.2000s", n, want, jsonl.String())
+	}
+	if !strings.Contains(logs.String(), `media="image image/png 1200 bytes"`) {
+		t.Errorf("slog:\n%s", logs.String())
 	}
 }

@@ -74,6 +74,8 @@ func parts(ps []runlet.Part) []semPart {
 			out = append(out, media("image", p.MediaType, p.URL))
 		case runlet.FilePart:
 			out = append(out, media(modality(p.MediaType), p.MediaType, p.URL))
+		case runlet.AudioPart:
+			out = append(out, media("audio", p.MediaType, p.URL))
 		}
 	}
 	return out
