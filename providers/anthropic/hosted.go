@@ -250,8 +250,9 @@ func (m *Messages) sentCitations(cs []runlet.Citation) json.RawMessage {
 }
 
 // hostedBlocks returns the blocks a hosted tool part made by this adapter
-// goes back as (its Raw items, unchanged), or, for another provider's part
-// or one without items, nil and false.
+// goes back as (its Raw items, unchanged), or, for another provider's part,
+// one without items or one whose items are not server tool blocks, nil
+// and false.
 func (m *Messages) hostedBlocks(p runlet.HostedToolPart) ([]json.RawMessage, bool) {
 	if p.Provider != m.cfg.name || len(p.Raw) == 0 {
 		return nil, false
@@ -262,7 +263,12 @@ func (m *Messages) hostedBlocks(p runlet.HostedToolPart) ([]json.RawMessage, boo
 	}
 	for i, it := range items {
 		it = bytes.TrimSpace(it)
-		if !validObject(it) {
+		var head struct {
+			Type string `json:"type"`
+		}
+		// Only server tool blocks: a Raw edited into another block (a
+		// store row is input) is not sent as one.
+		if !validObject(it) || json.Unmarshal(it, &head) != nil || !hostedCall(head.Type) && !hostedResult(head.Type) {
 			return nil, false
 		}
 		items[i] = it

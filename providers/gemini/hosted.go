@@ -273,7 +273,11 @@ func (m *Model) hostedParts(p runlet.HostedToolPart) ([]json.RawMessage, bool) {
 	}
 	for i, it := range items {
 		it = bytes.TrimSpace(it)
-		if len(it) < 2 || it[0] != '{' {
+		// Only code execution parts: a Raw edited into another part (a
+		// store row is input) is not sent as one.
+		var part wirePart
+		if len(it) < 2 || it[0] != '{' || json.Unmarshal(it, &part) != nil ||
+			(part.ExecutableCode == nil && part.CodeExecutionResult == nil) || part.FunctionCall != nil || part.Text != nil {
 			return nil, false
 		}
 		items[i] = it

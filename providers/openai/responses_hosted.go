@@ -256,7 +256,12 @@ func (m *Responses) respHostedItems(p runlet.HostedToolPart) ([]json.RawMessage,
 	}
 	for _, it := range items {
 		it = bytes.TrimSpace(it)
-		if len(it) < 2 || it[0] != '{' {
+		var head struct {
+			Type string `json:"type"`
+		}
+		// Only built-in tool items: a Raw edited into another item (a
+		// store row is input) is not sent as one.
+		if len(it) < 2 || it[0] != '{' || json.Unmarshal(it, &head) != nil || !respHostedItem(head.Type) {
 			return nil, false
 		}
 	}
