@@ -67,9 +67,11 @@ func TestDependencies(t *testing.T) {
 // provider contract (the root package's contract types, and modelkit).
 // internal/httpc is the adapters' shared HTTP layer: it builds the
 // *runlet.ProviderError every adapter returns and retries runlet.StreamEvent
-// streams.
+// streams. internal/toolresult is what the adapters share about sending a
+// runlet.ToolResultPart that holds more than text.
 var mayImportContract = map[string]bool{
-	"github.com/runlet/runlet/internal/httpc": true,
+	"github.com/runlet/runlet/internal/httpc":      true,
+	"github.com/runlet/runlet/internal/toolresult": true,
 }
 
 // commandBody lists the internal packages that are a command's body, run
