@@ -123,6 +123,15 @@
 // called a tool: the next request asks with ToolChoiceAuto, so the run can
 // end (Agent.KeepToolChoice keeps forcing).
 //
+// A tool's result is text, or, when the tool returns a ToolOutput (a
+// NewTool function with Out = ToolOutput, or a PartsTool), text, images,
+// files, audio and a structured value: ToolResultPart keeps the text in
+// Content and the rest in Parts and Structured, and each provider adapter
+// sends the parts the way its API takes them in a tool result, by a
+// documented fallback where it takes none, or fails with ErrInvalidRequest;
+// a part is never dropped silently. The output cap (WithMaxToolOutput)
+// counts media and never cuts it (ToolOutputTooLarge).
+//
 // Every run ends with exactly one terminal event: *RunFinished,
 // *RunInterrupted or *RunFailed. A run stopped by a policy (max turns, a
 // usage limit, a hook, a guardrail, context overflow) returns a

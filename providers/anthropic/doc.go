@@ -25,7 +25,10 @@
 //
 // ModelRequest.Instructions become "system". Messages become the API's
 // user/assistant messages: RoleTool messages are user messages of
-// tool_result blocks (is_error set from ToolResultPart.IsError), consecutive
+// tool_result blocks (is_error set from ToolResultPart.IsError; a result
+// with images or files has them as its content blocks, text, image and
+// document, as below; audio, which the API does not take, is
+// ErrInvalidRequest there and in user messages), consecutive
 // messages with the same API role are merged, and tool_result blocks come
 // first in their user message. Text parts are text blocks (empty ones are
 // dropped); image parts are image blocks (inline bytes and data: URLs as

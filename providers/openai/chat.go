@@ -31,7 +31,11 @@ import (
 // (wav, mp3) as input_audio, anything else as a file part with a data: URL;
 // the API takes no file URLs). Assistant messages carry their text as
 // content and their tool calls as tool_calls; tool results (ToolResultPart)
-// become "tool" messages. Tools are sent as functions with their JSON
+// become "tool" messages, which take text only: a result's images, files
+// and audio (ToolResultPart.Parts) go in one user message after the
+// turn's last tool message, each tool message saying its attachments
+// follow (audio as input_audio, wav and mp3 only; other audio is
+// ErrInvalidRequest). Tools are sent as functions with their JSON
 // Schema; ToolChoice maps to "auto", "none", "required" or a named
 // function; OutputSchema becomes response_format {"type": "json_schema"},
 // strict when the schema can be made strict (see ChatCompletions.OutputMode
