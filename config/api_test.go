@@ -13,7 +13,7 @@ func TestAPI(t *testing.T) {
 	apitest.Check(t, []string{
 		"Builtins", "Calculator", "CurrentTime", "Providers", "Tools", "Registry",
 		"Load", "Loader", "Loader.Build", "Loader.Decode", "Loader.DecodeFile", "Loader.Load", "DefaultMaxBytes",
-		"File", "Model", "ToolRef", "HostedTool", "MCPServer", "MCPServer.ServerConfig", "Context",
+		"File", "Model", "ToolRef", "HostedTool", "MCPServer", "MCPServer.ServerConfig", "Context", "Guardrails",
 		// Printing masks credentials (print.go).
 		"File.Format", "File.LogValue", "File.MarshalJSON", "Model.Format", "Model.LogValue", "Model.MarshalJSON",
 		"MCPServer.Format", "MCPServer.LogValue", "MCPServer.MarshalJSON",

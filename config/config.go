@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/guardrails"
 	"github.com/runlet/runlet/internal/suggest"
 	"github.com/runlet/runlet/providers/openai"
 )
@@ -61,6 +62,8 @@ type File struct {
 	// final answer that is JSON matching it: validated, and asked for again
 	// when it does not match (see runlet.RunAs). Result.Output is the JSON.
 	OutputSchema map[string]any `yaml:"output_schema"`
+	// Guardrails turns on ready guardrails (see Guardrails).
+	Guardrails Guardrails `yaml:"guardrails"`
 
 	// Source names where the config came from, for messages: the file
 	// name given to Load or Decode; empty for a File built in code.
@@ -146,6 +149,19 @@ type Context struct {
 	// TokenBudget drops the oldest turns to stay within N input tokens
 	// (runlet.TokenBudget).
 	TokenBudget int `yaml:"token_budget"`
+}
+
+// Guardrails are the ready guardrails of package guardrails a config can
+// turn on; a Go program can add its own to Setup.Agent.Guardrails.
+type Guardrails struct {
+	// PII screens the input, the answer, tool arguments and tool results
+	// for personal data (guardrails.PII): on the input or the answer it
+	// stops the run; a tool call or result it answers with an error the
+	// model sees.
+	PII bool `yaml:"pii"`
+	// MaxInputBytes refuses an input longer than N bytes before any model
+	// call (guardrails.MaxInputBytes); 0 means no bound.
+	MaxInputBytes int `yaml:"max_input_bytes"`
 }
 
 // Setup is what a config describes: an agent and the runtime options to run
@@ -339,6 +355,7 @@ func (f *File) validate(bad fieldSet) []error {
 		"context.keep_last_turns":          f.Context.KeepLastTurns,
 		"context.max_messages":             f.Context.MaxMessages,
 		"context.token_budget":             f.Context.TokenBudget,
+		"guardrails.max_input_bytes":       f.Guardrails.MaxInputBytes,
 		"model.settings.max_output_tokens": f.Model.Settings.MaxOutputTokens,
 	}
 	if f.Model.MaxRetries != nil {
@@ -418,6 +435,12 @@ func (l *Loader) Build(f *File) (*Setup, error) {
 	}
 	if agent.Name == "" {
 		agent.Name = "agent"
+	}
+	if n := f.Guardrails.MaxInputBytes; n > 0 {
+		agent.Guardrails = append(agent.Guardrails, guardrails.MaxInputBytes(n))
+	}
+	if f.Guardrails.PII {
+		agent.Guardrails = append(agent.Guardrails, guardrails.PII())
 	}
 	var opts []runlet.RuntimeOption
 	if f.Limits != (runlet.UsageLimits{}) {

@@ -143,7 +143,7 @@ func TestInvalid(t *testing.T) {
 		want       string // the whole first error message
 	}{
 		{"unknown top-level field", model + "max_turn: 3\n",
-			`bad.yaml:4:1: max_turn: unknown field; did you mean "max_turns"? (known here: context, hosted_tools, instructions, limits, max_turns, mcp_servers, model, name, output_schema, prices, store, tool_concurrency, tool_timeout and tools)`},
+			`bad.yaml:4:1: max_turn: unknown field; did you mean "max_turns"? (known here: context, guardrails, hosted_tools, instructions, limits, max_turns, mcp_servers, model, name, output_schema, prices, store, tool_concurrency, tool_timeout and tools)`},
 		{"unknown nested field", "model:\n  provider: openai\n  nmae: x\n",
 			`bad.yaml:3:3: model.nmae: unknown field; did you mean "name"? (known in model: allow_insecure_http, api_key, api_version, base_url, deployment, headers, location, max_retries, name, options, project, provider, region, settings and stream_idle_timeout)`},
 		{"unknown settings field", model + "  settings:\n    temprature: 1\n",

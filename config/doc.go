@@ -62,6 +62,9 @@
 //	    options: {max_uses: 3}      #   merged into the provider's declaration
 //	  - provider: anthropic         # or one provider's own tool, sent only to it
 //	    declaration: {type: web_fetch_20250910, name: web_fetch}
+//	guardrails:                     # ready guardrails (package guardrails)
+//	  max_input_bytes: 16384        #   refuse a longer input before any model call
+//	  pii: true                     #   screen input, answer and tool calls for personal data
 //	tool_timeout: 30s               # for tools without their own timeout
 //	tool_concurrency: 4             # parallel tool calls per turn
 //	mcp_servers:                    # tools of MCP servers, named NAME_TOOL
