@@ -208,3 +208,34 @@ func TestCodeExecutionRawOnlyCodeParts(t *testing.T) {
 		t.Errorf("a forged part went out: %s", body)
 	}
 }
+
+// Grounding metadata with offsets and indexes that do not fit (a hostile
+// or confused server) gives no citation for them, and never panics.
+func TestGroundingOutOfRange(t *testing.T) {
+	parts := []runlet.Part{runlet.TextPart{Text: "héllo world"}}
+	meta := json.RawMessage(`{"webSearchQueries":["q"],"groundingChunks":[{"web":{"uri":"https://a.example","title":"A"}},{}],
+	"groundingSupports":[
+		{"segment":{"startIndex":-5,"endIndex":3},"groundingChunkIndices":[0]},
+		{"segment":{"startIndex":2,"endIndex":999},"groundingChunkIndices":[0]},
+		{"segment":{"startIndex":8,"endIndex":3},"groundingChunkIndices":[0]},
+		{"segment":{"partIndex":7,"startIndex":0,"endIndex":6,"text":"héllo"},"groundingChunkIndices":[0,1,5,-1]},
+		{"segment":{"startIndex":7,"endIndex":12,"text":"world"},"groundingChunkIndices":[0]}]}`)
+	got, searches := grounded("gemini", parts, meta, json.RawMessage(`{"urlMetadata":[{"retrievedUrl":"https://b.example","urlRetrievalStatus":"URL_RETRIEVAL_STATUS_ERROR"}]}`))
+	if searches != 1 || len(got) != 3 {
+		t.Fatalf("parts %+v", got)
+	}
+	tp := got[2].(runlet.TextPart)
+	var spans []string
+	for _, c := range tp.Citations {
+		spans = append(spans, c.Span(tp.Text))
+	}
+	if !reflect.DeepEqual(spans, []string{"héllo", "world"}) {
+		t.Errorf("spans %q", spans)
+	}
+	if fetch := got[1].(runlet.HostedToolPart); fetch.Kind != runlet.HostedWebFetch || !fetch.IsError || !strings.Contains(fetch.Output, "ERROR") {
+		t.Errorf("url context part %+v", fetch)
+	}
+	if _, n := grounded("gemini", nil, json.RawMessage(`{"groundingSupports":[{"segment":{"endIndex":3}}]}`), json.RawMessage(`[`)); n != 0 {
+		t.Error("searches without queries")
+	}
+}

@@ -113,6 +113,10 @@ func FuzzResponsesBody(f *testing.F) {
 	}
 	f.Add([]byte(`{"status":"failed","error":{"code":"server_error","message":"x"}}`))
 	f.Add([]byte(`{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[{"type":"message","content":7}]}`))
+	// Built-in tool items and annotations (see testdata/responses/hosted).
+	f.Add([]byte(`{"status":"completed","output":[{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q","sources":[{"type":"url","url":"https://a.example"}]}},` +
+		`{"type":"message","id":"m","content":[{"type":"output_text","text":"Café ☕ a","annotations":[{"type":"url_citation","start_index":7,"end_index":9,"url":"https://a.example","title":"A"},{"type":"file_citation","file_id":"f","index":99}]}]}]}`))
+	f.Add([]byte(`{"status":"completed","output":[{"type":"code_interpreter_call","id":"ci","code":7,"outputs":[{"type":"logs","logs":"1"}]},{"type":"file_search_call","id":"fs","queries":"x","results":[{"file_id":1}]}]}`))
 	m := respModel("http://unused")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		body := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(data))}
