@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/runlet/runlet"
+	"github.com/runlet/runlet/internal/wirejson"
 )
 
 // aguiEncoder writes one run's events as AG-UI events (see the mapping
@@ -247,7 +248,7 @@ func (e *aguiEncoder) text(w *frameWriter, s *aguiScope, ev runlet.Event, delta 
 			return err
 		}
 	}
-	return w.data(aguiMessageEvent{aguiBase: base("TEXT_MESSAGE_CONTENT", ev), SubagentRunID: s.sub, MessageID: s.text, Delta: &delta})
+	return deltaEvent(w, "TEXT_MESSAGE_CONTENT", ev, s.sub, "messageId", s.text, delta)
 }
 
 func (e *aguiEncoder) reasoning(w *frameWriter, s *aguiScope, ev runlet.Event, delta string) error {
@@ -267,7 +268,7 @@ func (e *aguiEncoder) reasoning(w *frameWriter, s *aguiScope, ev runlet.Event, d
 			return err
 		}
 	}
-	return w.data(aguiMessageEvent{aguiBase: base("REASONING_MESSAGE_CONTENT", ev), SubagentRunID: s.sub, MessageID: s.reasoning, Delta: &delta})
+	return deltaEvent(w, "REASONING_MESSAGE_CONTENT", ev, s.sub, "messageId", s.reasoning, delta)
 }
 
 // toolDelta streams a tool call: TOOL_CALL_START once its ID and name are
@@ -327,7 +328,7 @@ func (e *aguiEncoder) toolArgs(w *frameWriter, s *aguiScope, ev runlet.Event, id
 	if delta == "" {
 		return nil
 	}
-	return w.data(aguiToolEvent{aguiBase: base("TOOL_CALL_ARGS", ev), SubagentRunID: s.sub, ToolCallID: id, Delta: &delta})
+	return deltaEvent(w, "TOOL_CALL_ARGS", ev, s.sub, "toolCallId", id, delta)
 }
 
 // modelFinished closes the model call's messages and tool calls, sending
@@ -452,4 +453,34 @@ func (e *aguiEncoder) checkState(w *frameWriter, ev runlet.Event) error {
 
 func (e *aguiEncoder) custom(w *frameWriter, s *aguiScope, ev runlet.Event, name string, value any) error {
 	return w.data(aguiCustom{aguiBase: base("CUSTOM", ev), SubagentRunID: s.sub, Name: name, Value: value})
+}
+
+// deltaEvent writes a TEXT_MESSAGE_CONTENT, REASONING_MESSAGE_CONTENT or
+// TOOL_CALL_ARGS event, the stream's most frequent, built by hand rather
+// than by encoding/json: {"type","timestamp","subagentRunId","<idKey>",
+// "delta"}, what w.data writes for aguiMessageEvent and aguiToolEvent
+// (TestAGUIDeltaFrames holds it to that).
+func deltaEvent(w *frameWriter, typ string, ev runlet.Event, sub, idKey, id, delta string) error {
+	if w.err != nil {
+		return w.err
+	}
+	b := append(w.scratch[:0], `{"type":`...)
+	b = wirejson.AppendString(b, typ)
+	if t := ev.Header().Time; !t.IsZero() {
+		b = append(b, `,"timestamp":`...)
+		b = strconv.AppendInt(b, t.UnixMilli(), 10)
+	}
+	if sub != "" {
+		b = append(b, `,"subagentRunId":`...)
+		b = wirejson.AppendString(b, sub)
+	}
+	b = append(b, ',', '"')
+	b = append(b, idKey...)
+	b = append(b, `":`...)
+	b = wirejson.AppendString(b, id)
+	b = append(b, `,"delta":`...)
+	b = wirejson.AppendString(b, delta)
+	b = append(b, '}')
+	w.scratch = b
+	return w.raw("data: ", b)
 }
