@@ -345,3 +345,23 @@ func TestAISDKVersionPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestAISDKCostMetadata: with a price table the finish chunk's metadata
+// carries the run's cost beside its usage.
+func TestAISDKCostMetadata(t *testing.T) {
+	r := runlettest.TextReply("hi")
+	r.Response.Model = "m1"
+	m := runlettest.NewModel(r)
+	rt := runlet.NewRuntime(runlet.WithPrices(runlet.Prices{"m1": {Input: 1, Output: 2}}))
+	srv := httptest.NewServer(uistream.NewAISDKHandler(uistream.Options{Runtime: rt, Agent: newAgent(m)}))
+	defer srv.Close()
+	_, chunks := post(t, srv.URL, userBody("hello"))
+	meta := find(chunks, "finish")["messageMetadata"].(map[string]any)
+	cost, ok := meta["cost"].(map[string]any)
+	if !ok || cost["amount"].(float64) <= 0 {
+		t.Errorf("finish metadata %v", meta)
+	}
+	if meta["usage"].(map[string]any)["total_tokens"] != 15.0 {
+		t.Errorf("usage %v", meta["usage"])
+	}
+}
