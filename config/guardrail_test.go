@@ -15,6 +15,8 @@ import (
 func TestGuardrailsSection(t *testing.T) {
 	srv := runlettest.NewOpenAIChatServer()
 	defer srv.Close()
+	// The PII screen runs beside the model call, which must not fail first.
+	srv.EnqueueReplies(runlettest.WireReply{Text: "hello"})
 	l := &config.Loader{}
 	f, err := l.Decode("agent.yaml", []byte("model: {provider: openai, name: m, api_key: k, base_url: "+srv.BaseURL()+"}\n"+
 		"guardrails:\n  max_input_bytes: 20\n  pii: true\n"))
