@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -83,6 +84,14 @@ type policyTool struct {
 var _ runlet.PolicyTool = policyTool{}
 
 func (t policyTool) Policy() runlet.ToolPolicy { return t.policy }
+
+var _ runlet.PartsTool = policyTool{}
+
+// CallParts passes the wrapped tool's parts on (an MCP tool's images, say),
+// which Call alone would reduce to text.
+func (t policyTool) CallParts(ctx context.Context, args json.RawMessage) (runlet.ToolOutput, error) {
+	return runlet.CallParts(ctx, t.Tool, args)
+}
 
 // withPolicy wraps t with ref's timeout and approval, on top of the
 // tool's own policy.

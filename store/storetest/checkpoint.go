@@ -39,6 +39,9 @@ func sampleCheckpoint(runID string) *runlet.Checkpoint {
 		},
 		Results: []runlet.ToolResultPart{
 			{CallID: "call_2", Name: "get_weather", Content: `{"temp":18}`},
+			{CallID: "call_3", Name: "screenshot", Content: "the screen", Parts: []runlet.Part{
+				runlet.TextPart{Text: "the screen"}, runlet.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0}},
+			}, Structured: json.RawMessage(`{"w":1}`)},
 		},
 		Pending: []runlet.ToolCallPart{
 			{ID: "call_1", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/tmp/old.log","force":true}`)},

@@ -97,6 +97,21 @@ func partCases() []partCase {
 		{"FileURL", runlet.Message{Role: runlet.RoleUser, Parts: []runlet.Part{
 			runlet.FilePart{Name: "notes.txt", URL: "https://example.com/notes.txt", MediaType: "text/plain"},
 		}}},
+		{"ToolResultParts", runlet.Message{Role: runlet.RoleTool, Parts: []runlet.Part{runlet.ToolResultPart{
+			CallID: "call_shot", Name: "screenshot", Content: "the screen",
+			Parts: []runlet.Part{
+				runlet.TextPart{Text: "the screen"},
+				runlet.ImagePart{MediaType: "image/png", Data: binary(4096)},
+				runlet.FilePart{Name: "page.pdf", MediaType: "application/pdf", Data: []byte("%PDF-1.7")},
+				runlet.AudioPart{MediaType: "audio/wav", Data: binary(512)},
+				runlet.ImagePart{URL: "https://example.com/before.png"},
+			},
+			Structured: json.RawMessage(`{"width":640,"height":480}`),
+		}}}},
+		{"Audio", runlet.Message{Role: runlet.RoleUser, Parts: []runlet.Part{
+			runlet.AudioPart{MediaType: "audio/mpeg", Data: binary(300)},
+			runlet.AudioPart{URL: "https://example.com/a.mp3", MediaType: "audio/mpeg"},
+		}}},
 		{"NoParts", runlet.Message{Role: runlet.RoleAssistant}},
 		{"AllParts", runlet.Message{Role: runlet.RoleAssistant, Parts: []runlet.Part{
 			runlet.ReasoningPart{Text: "think", Signature: "sig", Provider: "anthropic"},
