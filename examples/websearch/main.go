@@ -63,21 +63,31 @@ func run(ctx context.Context, question string, getenv func(string) string, stdou
 		HostedTools:  []runlet.HostedTool{runlet.WebSearch()},
 	}
 	var res *runlet.Result
+	midLine := false // the streamed text has not ended its line
 	for ev, err := range runlet.NewRuntime().Stream(ctx, agent, question) {
 		if err != nil {
 			return err
 		}
 		switch ev := ev.(type) {
 		case *runlet.HostedToolFinished:
-			// What the provider's tool did, before the answer it grounds.
+			// What the provider's tool did during the model call: the event
+			// comes after the call, so after the text it streamed; end
+			// that line first (stdout and stderr share a terminal).
+			if midLine {
+				fmt.Fprintln(stdout)
+				midLine = false
+			}
 			fmt.Fprintf(stderr, "%s %s: %d source(s)\n", ev.Part.Kind, ev.Part.Input, len(ev.Part.Sources))
 		case *runlet.TextDelta:
 			fmt.Fprint(stdout, ev.Delta)
+			midLine = !strings.HasSuffix(ev.Delta, "\n")
 		case *runlet.RunFinished:
 			res = ev.Result
 		}
 	}
-	fmt.Fprintln(stdout)
+	if midLine {
+		fmt.Fprintln(stdout)
+	}
 	if res == nil {
 		return fmt.Errorf("the run did not finish")
 	}

@@ -32,3 +32,19 @@ web searches: 1
 		t.Errorf("stderr %q", errs.String())
 	}
 }
+
+// TestWebSearchOneTerminal runs the example with stdout and stderr on one
+// writer, as on a terminal: the search's line comes after the streamed
+// answer (HostedToolFinished follows the model call) and must start a line
+// of its own, not run on from the answer's last sentence.
+func TestWebSearchOneTerminal(t *testing.T) {
+	var term strings.Builder
+	noEnv := func(string) string { return "" }
+	if err := run(t.Context(), "", noEnv, &term, &term); err != nil {
+		t.Fatal(err)
+	}
+	want := "It was released in February 2026.\nweb_search {\"query\":\"Go 1.26 release notes\"}: 2 source(s)\n\ncitations:\n"
+	if !strings.Contains(term.String(), want) {
+		t.Errorf("the terminal shows\n%s\nwant it to hold\n%s", term.String(), want)
+	}
+}
