@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/runlet/runlet/config"
 )
@@ -58,4 +59,34 @@ func (a *app) checkAzure(m config.Model) error {
 		return nil
 	}
 	return usagef("AZURE_OPENAI_API_KEY is not set: export AZURE_OPENAI_API_KEY=... (the resource's key), or, for Entra ID instead of a key, use the cloud build: %s", cloudCommand)
+}
+
+// cloudFlags are the model section's cloud keys, from the command line.
+type cloudFlags struct {
+	region, project, location, deployment, apiVersion string
+}
+
+// apply sets m's cloud keys from the flags given, over the config's, and
+// refuses a flag that is not for m's provider.
+func (c cloudFlags) apply(m *config.Model) error {
+	for _, k := range []struct {
+		flag, value string
+		dst         *string
+		owners      []string
+	}{
+		{"--region", c.region, &m.Region, []string{"bedrock"}},
+		{"--project", c.project, &m.Project, []string{"vertex"}},
+		{"--location", c.location, &m.Location, []string{"vertex"}},
+		{"--deployment", c.deployment, &m.Deployment, []string{"azure", "azure-responses"}},
+		{"--api-version", c.apiVersion, &m.APIVersion, []string{"azure", "azure-responses"}},
+	} {
+		if k.value == "" {
+			continue
+		}
+		if !slices.Contains(k.owners, m.Provider) {
+			return usagef("%s is only for --provider %s", k.flag, strings.Join(k.owners, " or "))
+		}
+		*k.dst = k.value
+	}
+	return nil
 }

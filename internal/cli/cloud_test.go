@@ -29,6 +29,8 @@ func TestCloudProvidersNeedTheCloudBuild(t *testing.T) {
 		{[]string{"run", "--provider", "bedrock", "--model", "amazon.nova-pro-v1:0", "hi"}, []string{"provider bedrock", "AWS SDK", "cloud/cmd/runlet"}},
 		{[]string{"run", "--config", cfg, "hi"}, []string{"model.provider", "cannot reach Vertex AI", "cloud/cmd/runlet"}},
 		{[]string{"run", "--provider", "azure", "--base-url", "https://r.openai.azure.com", "--model", "d", "hi"}, []string{"AZURE_OPENAI_API_KEY is not set", "Entra ID", "cloud/cmd/runlet"}},
+		{[]string{"run", "--provider", "openai", "--region", "us-east-1", "hi"}, []string{"--region is only for --provider bedrock"}},
+		{[]string{"run", "--provider", "anthropic", "--api-version", "2024-10-21", "hi"}, []string{"--api-version is only for --provider azure or azure-responses"}},
 	} {
 		r := runCLI(t, "", nil, c.args...)
 		for _, w := range c.want {
@@ -83,6 +85,10 @@ func TestCloudExtensions(t *testing.T) {
 			"/v1/projects/adc-proj/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent Bearer ya29.cli"},
 		{[]string{"run", "--provider", "azure", "--base-url", srv.URL, "--model", "d", "hi"}, "from azure\n",
 			"/openai/v1/chat/completions Bearer entra.cli"},
+		{[]string{"run", "--provider", "vertex", "--project", "flag-proj", "--location", "europe-west4", "--base-url", srv.URL, "--model", "gemini-2.5-pro", "hi"}, "from vertex\n",
+			"/v1/projects/flag-proj/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent Bearer ya29.cli"},
+		{[]string{"run", "--provider", "azure", "--deployment", "gpt4o", "--api-version", "2024-10-21", "--base-url", srv.URL, "hi"}, "from azure\n",
+			"/openai/deployments/gpt4o/chat/completions Bearer entra.cli"},
 	} {
 		var out, errb bytes.Buffer
 		a := newApp(strings.NewReader(""), &out, &errb, func(string) string { return "" })

@@ -22,6 +22,7 @@ type flags struct {
 	provider string
 	model    string
 	baseURL  string
+	cloud    cloudFlags // --region, --project, --location, --deployment, --api-version
 	system   string
 	options  optionsFlag
 	tools    listFlag
@@ -67,10 +68,8 @@ a recorded session is replayed):
                          AZURE_OPENAI_ENDPOINT; --model DEPLOYMENT);
                          bedrock | vertex, and azure with Entra ID instead of
                          a key, in the cloud build (go run
-                         github.com/runlet/runlet/cloud/cmd/runlet); region,
-                         project, location, deployment and api_version from
-                         --config or the cloud's variables (AWS_REGION,
-                         GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION)
+                         github.com/runlet/runlet/cloud/cmd/runlet); see
+                         --region, --project, --location, --deployment
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
                          is set, else anthropic when ANTHROPIC_API_KEY is, else
                          gemini when GEMINI_API_KEY or GOOGLE_API_KEY is)
@@ -81,6 +80,14 @@ a recorded session is replayed):
                          its own)
   --base-url URL         API root of an OpenAI-compatible server, such as
                          http://localhost:11434/v1 (Ollama)
+  --region R             AWS Region of --provider bedrock (else AWS_REGION, ...)
+  --project P            Google Cloud project of --provider vertex (else
+                         GOOGLE_CLOUD_PROJECT, else the credentials')
+  --location L           Vertex AI region or global (else
+                         GOOGLE_CLOUD_LOCATION, else global)
+  --deployment D         Azure OpenAI deployment (azure, azure-responses)
+  --api-version V        Azure OpenAI's older versioned API, such as
+                         2024-10-21 (else the v1 API)
   --system TEXT          instructions (system prompt)
   --option KEY=VALUE     provider request option, repeatable; VALUE is JSON
                          when it parses (8, true, {"type":"enabled"}), else a
@@ -177,6 +184,11 @@ func newFlagSet(name string, f *flags) *flag.FlagSet {
 	fs.StringVar(&f.provider, "provider", "", "")
 	fs.StringVar(&f.model, "model", "", "")
 	fs.StringVar(&f.baseURL, "base-url", "", "")
+	fs.StringVar(&f.cloud.region, "region", "", "")
+	fs.StringVar(&f.cloud.project, "project", "", "")
+	fs.StringVar(&f.cloud.location, "location", "", "")
+	fs.StringVar(&f.cloud.deployment, "deployment", "", "")
+	fs.StringVar(&f.cloud.apiVersion, "api-version", "", "")
 	fs.StringVar(&f.system, "system", "", "")
 	fs.Var(f.options, "option", "")
 	fs.Var(&f.tools, "tool", "")

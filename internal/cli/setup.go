@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,11 +182,14 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	if err := a.checkCloud(m.Provider); err != nil {
 		return nil, err
 	}
+	if err := f.cloud.apply(m); err != nil {
+		return nil, err
+	}
 	if known := a.knownProviders(); !slices.Contains(known, m.Provider) {
 		return nil, usagef("unknown provider %q%s (known: %s)", m.Provider, suggest.Hint(m.Provider, known), strings.Join(known, ", "))
 	}
 	if m.Name == "" {
-		m.Name = a.getenv("RUNLET_MODEL")
+		m.Name = cmp.Or(a.getenv("RUNLET_MODEL"), m.Deployment)
 	}
 	if m.Name == "" {
 		def, ok := defaultModels[m.Provider]

@@ -10,10 +10,11 @@
 //	go run github.com/runlet/runlet/cloud/cmd/runlet run --provider bedrock \
 //		--model us.anthropic.claude-sonnet-4-5-20250929-v1:0 "Hello"
 //
-// The region, project and location come from the cloud's usual variables
-// (AWS_REGION, GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION) or from
-// --config (region, project, location, deployment, api_version in the
-// model section).
+// The region, project and location come from --region, --project,
+// --location (and Azure's --deployment, --api-version), else --config
+// (region, project, location, deployment, api_version in the model
+// section), else the cloud's usual variables (AWS_REGION,
+// GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION).
 package main
 
 import (
