@@ -86,7 +86,10 @@ func TestResponsesAudioIsInvalidRequest(t *testing.T) {
 // Chat Completions tool messages take text only (the OpenAPI document's
 // tool message content parts are text): a result's images, files and
 // audio go in one user message after the turn's tool messages, each
-// tool message saying so, and the body stays one the API accepts.
+// tool message saying so, and the body stays one the API accepts. The
+// shape is the one recorded traffic shows OpenAI answering (pydantic-ai's
+// tests/models/cassettes/test_openai/test_image_as_binary_content_tool_response.yaml:
+// a tool message of text, then a user message of text and image_url).
 func TestChatToolResultAttachments(t *testing.T) {
 	m := NewChatCompletions(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Model: "gpt-test"})
 	req := &runlet.ModelRequest{Messages: []runlet.Message{
