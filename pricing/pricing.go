@@ -26,8 +26,9 @@
 // for the Batch API, 1-hour cache writes (billed higher; the adapters
 // report all cache writes as one count), data-residency multipliers
 // (inference_geo), fast modes and server tools (web search, code
-// execution) are not modelled: a run using them costs more than its Cost
-// says.
+// execution) are not in the table: a run using them costs more than its
+// Cost says, unless a price of yours sets WebSearch (per 1,000 searches,
+// counted in Usage.WebSearchRequests) from your provider's page.
 package pricing
 
 import (
