@@ -30,7 +30,9 @@ type Hooks struct {
 	// Any other error fails the run (policy "hook:BeforeToolCall"). Like
 	// AfterToolCall's result, call is valid only during the call.
 	BeforeToolCall func(ctx context.Context, call *ToolCallPart) (*ToolResultPart, error)
-	// AfterToolCall may edit the result before the model sees it. An error
+	// AfterToolCall may edit the result before the model sees it; a
+	// changed Content replaces the text of the result's Parts (its images,
+	// files and audio stay: set Parts to nil to drop them too). An error
 	// fails the run (policy "hook:AfterToolCall"). result is valid only
 	// during the call (the run reuses its storage); keep a copy, *result,
 	// not the pointer.

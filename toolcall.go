@@ -45,7 +45,7 @@ func (rt *Runtime) CallTool(ctx context.Context, t Tool, call ToolCallPart) (Too
 		inv.tool = &agentCall{at: at, rt: rt} // not nested: there is no run
 	}
 	o := r.callTool(call, 0, &inv, false)
-	return ToolResultPart{CallID: call.ID, Name: call.Name, Content: o.content, IsError: o.kind != "", Parts: o.parts, Structured: o.structured}, o.kind
+	return outcomeResult(call, o), o.kind
 }
 
 // agentCall is an agent's tool called by CallTool: its agent runs on the

@@ -21,9 +21,14 @@ type toolOutcome struct {
 	trip       error       // a guardrail's tripwire (see guardedCall)
 }
 
-// outcomeResult is the result an outcome gives its call.
+// outcomeResult is the result an outcome gives its call. A failed call's
+// result is its error message only: the parts of an output a guardrail
+// rejected must not reach the model with the rejection.
 func outcomeResult(c ToolCallPart, o toolOutcome) ToolResultPart {
-	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: o.kind != "", Parts: o.parts, Structured: o.structured}
+	if o.kind != "" {
+		return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, IsError: true}
+	}
+	return ToolResultPart{CallID: c.ID, Name: c.Name, Content: o.content, Parts: o.parts, Structured: o.structured}
 }
 
 // runTools decides and runs one turn's calls. BeforeToolCall hooks and
@@ -176,12 +181,16 @@ func (r *run) beforeTool(c *ToolCallPart) (ToolResultPart, ToolErrorKind, verdic
 // afterTool runs the AfterToolCall hooks on a call's result. It returns
 // the *PolicyError that fails the run if one of them fails.
 func (r *run) afterTool(c ToolCallPart, res *ToolResultPart) error {
+	content := res.Content
 	for _, h := range r.hooks {
 		if h.AfterToolCall != nil {
 			if err := h.AfterToolCall(r.ctx, c, res); err != nil {
 				return &PolicyError{Policy: "hook:AfterToolCall", Err: err}
 			}
 		}
+	}
+	if res.Content != content {
+		res.Parts = withText(res.Parts, res.Content)
 	}
 	return nil
 }

@@ -162,6 +162,26 @@ func joinText(parts []Part, n int) string {
 	return b.String()
 }
 
+// withText returns parts with their text replaced by text (first, then
+// the other parts in order): for a result whose Content a hook changed,
+// so that the model sees the changed text, not the parts' (the adapters
+// send Parts when there are any). nil stays nil.
+func withText(parts []Part, text string) []Part {
+	if parts == nil {
+		return nil
+	}
+	out := make([]Part, 0, len(parts)+1)
+	if text != "" {
+		out = append(out, TextPart{Text: text})
+	}
+	for _, p := range parts {
+		if _, ok := p.(TextPart); !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // checkResultPart reports why p cannot be in a tool's result.
 func checkResultPart(p Part) error {
 	switch p := p.(type) {

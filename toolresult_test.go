@@ -332,3 +332,41 @@ func TestObserversSummarizeMedia(t *testing.T) {
 		t.Errorf("slog:\n%s", logs.String())
 	}
 }
+
+// A guardrail that rejects a result, or a hook that rewrites its text,
+// decides what the model sees: the original parts do not ride along.
+func TestRejectedOrEditedResultDropsParts(t *testing.T) {
+	secret := runlet.Output(runlet.Text("secret text"), runlet.Image("image/png", png))
+	agent := func(model runlet.Model) *runlet.Agent {
+		return &runlet.Agent{Model: model, Tools: []runlet.Tool{shotTool(secret)}}
+	}
+	model := runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "shot", `{}`)), runlettest.TextReply("done"))
+	a := agent(model)
+	a.Guardrails = []runlet.Guardrail{{Name: "no_images", ToolResult: func(ctx context.Context, _ runlet.ToolCallPart, res runlet.ToolResultPart) (runlet.GuardrailVerdict, error) {
+		if len(res.Parts) > 1 {
+			return runlet.RejectCall("no screenshots"), nil
+		}
+		return runlet.GuardrailVerdict{}, nil
+	}}}
+	if _, err := runlet.NewRuntime().Run(t.Context(), a, "go"); err != nil {
+		t.Fatal(err)
+	}
+	sent := model.Requests()[1].Messages[2].Parts[0].(runlet.ToolResultPart)
+	if !sent.IsError || sent.Parts != nil || sent.Structured != nil || strings.Contains(sent.Content, "secret") {
+		t.Errorf("rejected result sent as %#v", sent)
+	}
+
+	model = runlettest.NewModel(runlettest.ToolCallReply(runlettest.Call("c1", "shot", `{}`)), runlettest.TextReply("done"))
+	redact := runlet.Hooks{AfterToolCall: func(ctx context.Context, _ runlet.ToolCallPart, res *runlet.ToolResultPart) error {
+		res.Content = strings.ReplaceAll(res.Content, "secret", "[redacted]")
+		return nil
+	}}
+	if _, err := runlet.NewRuntime(runlet.WithHooks(redact)).Run(t.Context(), agent(model), "go"); err != nil {
+		t.Fatal(err)
+	}
+	sent = model.Requests()[1].Messages[2].Parts[0].(runlet.ToolResultPart)
+	want := []runlet.Part{runlet.Text("[redacted] text"), runlet.Image("image/png", png)}
+	if sent.Content != "[redacted] text" || !reflect.DeepEqual(sent.Parts, want) {
+		t.Errorf("redacted result sent as %#v", sent)
+	}
+}
