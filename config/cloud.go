@@ -53,7 +53,7 @@ func (o ProviderOpeners) has(p string) bool {
 }
 
 // cloudCommand is how a user reaches the clouds, for errors.
-const cloudCommand = "in Go, set Loader.Providers (github.com/runlet/runlet/cloud/cloudconfig.Openers); from a shell, use the runlet command of the cloud module: go run github.com/runlet/runlet/cloud/cmd/runlet"
+const cloudCommand = "in Go, set Loader.Providers (github.com/runlet/runlet/cloud/cloudconfig.Openers); from a shell, use the runlet command of the cloud module: cd cloud && go run ./cmd/runlet (in a clone of the repository), or go install github.com/runlet/runlet/cloud/cmd/runlet@latest"
 
 // validateCloud checks that the model section's cloud keys belong to its
 // provider, and that the Loader can reach a cloud it names.

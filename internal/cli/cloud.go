@@ -8,8 +8,10 @@ import (
 )
 
 // cloudCommand is how to run the build of this command that reaches the
-// clouds, for messages.
-const cloudCommand = "go run github.com/runlet/runlet/cloud/cmd/runlet (or go install github.com/runlet/runlet/cloud/cmd/runlet@latest)"
+// clouds, for messages: in a clone of the repository from its cloud
+// directory (the cloud module is a module of its own, so `go run` of its
+// import path from the main module finds no such package), else installed.
+const cloudCommand = "cd cloud && go run ./cmd/runlet (in a clone of the repository), or go install github.com/runlet/runlet/cloud/cmd/runlet@latest"
 
 // cloudProviders are the providers only the cloud build reaches.
 var cloudProviders = []string{"bedrock", "vertex"}

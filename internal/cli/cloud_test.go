@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -104,5 +106,24 @@ func TestCloudExtensions(t *testing.T) {
 			t.Errorf("runlet %v: requests %q, want %q", c.args, seen[before:], c.wantR)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestCloudCommandInAClone runs the suggestion the messages make for a
+// clone of the repository ("cd DIR && go run PKG") far enough to see it
+// names a main package: `go run` of the cloud command's import path from
+// the main module, which they said before, finds no such package.
+func TestCloudCommandInAClone(t *testing.T) {
+	cd, rest, ok := strings.Cut(cloudCommand, " && go run ")
+	dir, hasCd := strings.CutPrefix(cd, "cd ")
+	if !ok || !hasCd {
+		t.Fatalf("cloudCommand %q: want it to start with cd DIR && go run PKG", cloudCommand)
+	}
+	pkg, _, _ := strings.Cut(rest, " ")
+	cmd := exec.Command("go", "list", "-f", "{{.Name}}", pkg)
+	cmd.Dir = filepath.Join("..", "..", dir) // from internal/cli to the repository's root
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "main" {
+		t.Fatalf("(cd %s && go list %s): %v\n%s", dir, pkg, err, out)
 	}
 }

@@ -67,8 +67,9 @@ a recorded session is replayed):
                          --base-url https://RESOURCE.openai.azure.com, or
                          AZURE_OPENAI_ENDPOINT; --model DEPLOYMENT);
                          bedrock | vertex, and azure with Entra ID instead of
-                         a key, in the cloud build (go run
-                         github.com/runlet/runlet/cloud/cmd/runlet); see
+                         a key, in the cloud build (in a clone: cd cloud &&
+                         go run ./cmd/runlet; or go install
+                         github.com/runlet/runlet/cloud/cmd/runlet@latest); see
                          --region, --project, --location, --deployment
                          (default: openai when OPENAI_API_KEY or OPENAI_BASE_URL
                          is set, else anthropic when ANTHROPIC_API_KEY is, else

@@ -194,8 +194,11 @@ func (a *app) prepare(ctx context.Context, f *flags, extra ...runlet.RuntimeOpti
 	if m.Name == "" {
 		def, ok := defaultModels[m.Provider]
 		example := "such as llama3.2 for Ollama"
-		if m.Provider == "azure" || m.Provider == "azure-responses" {
+		switch m.Provider {
+		case "azure", "azure-responses":
 			example = "on Azure, the name of your deployment"
+		case "bedrock":
+			example = "a Bedrock model ID or inference profile, such as us.amazon.nova-micro-v1:0"
 		}
 		if where, base := a.customServer(f, *m); base != "" {
 			// The documented defaults are models of the providers' own

@@ -115,3 +115,13 @@ func TestVertex(t *testing.T) {
 		t.Fatalf("missing credentials: exit %d\n%s", code, errb)
 	}
 }
+
+// TestBedrockWithoutModel: Bedrock has no default model, and the message
+// says what to pass for Bedrock (a model ID or inference profile), not an
+// Ollama model.
+func TestBedrockWithoutModel(t *testing.T) {
+	_, errb, code := run(t, []string{"AWS_REGION=us-east-1"}, "run", "--provider", "bedrock", "hi")
+	if code != 2 || !strings.Contains(errb, "pass --model (a Bedrock model ID or inference profile, such as us.amazon.nova-micro-v1:0)") {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+}
