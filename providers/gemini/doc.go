@@ -17,7 +17,12 @@
 // or data: URLs go inline (inlineData); other URLs go by reference
 // (fileData: a Files API URI, gs:// on Vertex AI, an https or YouTube URL).
 // Tool results become functionResponse parts, {"output": content} or, for an
-// error result, {"error": content}, carrying the call's ID and name.
+// error result, {"error": content}, carrying the call's ID and name. A
+// result's images and files (ToolResultPart.Parts) go inline inside its
+// functionResponse as "parts" for Gemini 3 models (multimodal function
+// responses); for earlier models, and for media by URL and audio, they go
+// as parts of their own after the turn's function responses. Audio parts
+// go as inlineData or fileData like images.
 //
 // Tool input schemas are sent whole as parametersJsonSchema, and an
 // OutputSchema as responseJsonSchema with responseMimeType

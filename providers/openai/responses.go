@@ -18,6 +18,12 @@ import (
 // (POST {BaseURL}/responses), the API OpenAI steers new work to, with
 // first-class reasoning items. It is safe for concurrent use.
 //
+// Tool results become function_call_output items: their text, or, for a
+// result with images or files (runlet.ToolResultPart.Parts), the array of
+// input_text, input_image and input_file items the API documents for the
+// output. The API takes no audio input: an audio part, in a tool result or
+// a user message, is runlet.ErrInvalidRequest.
+//
 // # Conversation state
 //
 // By default the adapter is stateless: every call sends the full history,
