@@ -155,7 +155,7 @@ func run(ctx context.Context, hold bool, out io.Writer) error {
 		"Please refund order 1042, 250 EUR.",
 	} {
 		fmt.Fprintf(out, "> %s\n", short(input))
-		res, err := rt.Run(ctx, agent, input)
+		res, err := rt.Run(ctx, agent, input, runlet.WithObservers(rejections(out)))
 		if err != nil {
 			report(out, err)
 			continue
@@ -183,6 +183,16 @@ func run(ctx context.Context, hold bool, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// rejections prints the tool calls a guardrail rejected: the run goes on,
+// the model reads the message as the call's result.
+func rejections(out io.Writer) runlet.Observer {
+	return runlet.ObserverFunc(func(ctx context.Context, ev runlet.Event) {
+		if c, ok := ev.(*runlet.GuardrailChecked); ok && c.Action == runlet.GuardrailReject {
+			fmt.Fprintf(out, "  guardrail %s rejected a tool call: %s\n", c.Guardrail, c.Message)
+		}
+	})
 }
 
 // report prints why a run stopped.

@@ -20,7 +20,7 @@ func TestGuardrailsExample(t *testing.T) {
 			"Your order 1042 shipped yesterday and arrives tomorrow.\n  (model calls: agent 2, moderation 1)",
 			"stopped by guardrail max_input_bytes on the input: the input is 5000 bytes, over the limit of 4096",
 			"stopped by guardrail moderation on the input: flagged as jailbreak",
-			"A colleague will follow up on your refund of 250 EUR.\n  (model calls: agent 2, moderation 1)",
+			"  guardrail refund_limit rejected a tool call: refunds over 100 EUR need a person; tell the customer a colleague will follow up\nA colleague will follow up on your refund of 250 EUR.\n  (model calls: agent 2, moderation 1)",
 			"stopped by guardrail pii on the output: the answer contains email",
 		}
 		for _, w := range want {
