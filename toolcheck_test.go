@@ -3,6 +3,7 @@ package runlet
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -108,11 +109,17 @@ func TestQuickSchemaUnsupported(t *testing.T) {
 func TestToolValidateAllocs(t *testing.T) {
 	tool := NewTool("w", "", func(ctx context.Context, in quickIn) (string, error) { return in.City, nil }).(*funcTool)
 	args := json.RawMessage(`{"city":"Shanghai","days":3,"tags":["a"],"meta":{"x":1}}`)
-	allocs := testing.AllocsPerRun(100, func() {
-		if err := tool.validate(args); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// AllocsPerRun counts the whole process's allocations, so a goroutine
+	// an earlier test left finishing can add to one measurement; the
+	// least of three is validate's own.
+	allocs := math.Inf(1)
+	for range 3 {
+		allocs = min(allocs, testing.AllocsPerRun(100, func() {
+			if err := tool.validate(args); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
 	if allocs > 0 {
 		t.Errorf("%.0f allocations per validation, want 0", allocs)
 	}
