@@ -2,8 +2,10 @@ package main
 
 import (
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/runlet/runlet/internal/nodetest"
@@ -24,7 +26,16 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	srv := httptest.NewServer(a.Handler) // 127.0.0.1
+	// get_weather runs until the script has seen it running on the page
+	// and asks for it to finish: no race with the tool's usual latency.
+	a.weatherGate = make(chan struct{})
+	var release sync.Once
+	mux := http.NewServeMux()
+	mux.Handle("/", a.Handler)
+	mux.HandleFunc("POST /test/release-weather", func(w http.ResponseWriter, r *http.Request) {
+		release.Do(func() { close(a.weatherGate) })
+	})
+	srv := httptest.NewServer(mux) // 127.0.0.1
 	defer srv.Close()
 	shots, err := os.MkdirTemp("", "webchat-browser-")
 	if err != nil {

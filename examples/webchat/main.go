@@ -81,6 +81,10 @@ func run(ctx context.Context, addr string, getenv func(string) string, stderr io
 type app struct {
 	Handler http.Handler
 	close   func()
+	// weatherGate, when a test sets it before serving, holds get_weather
+	// until it is closed instead of the service's usual moment, so that
+	// the test sees the call running however slow the machine is.
+	weatherGate chan struct{}
 }
 
 // Close stops the offline fake server, if any.
@@ -112,7 +116,7 @@ func newApp(getenv func(string) string, stderr io.Writer) (*app, error) {
 		Instructions: "You are a helpful assistant. Use get_weather for the weather; " +
 			"offer to save a note about it with save_note.",
 		Model: model,
-		Tools: tools(),
+		Tools: tools(a.weatherWait),
 	}
 	opts := uistream.Options{
 		Runtime:     runlet.NewRuntime(runlet.WithStore(store)),

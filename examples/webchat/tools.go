@@ -17,15 +17,13 @@ type noteArgs struct {
 	Text string `json:"text" jsonschema:"the note to save"`
 }
 
-// tools are the agent's: get_weather takes a moment, so the page shows it
-// running; save_note needs a person's approval on the page.
-func tools() []runlet.Tool {
+// tools are the agent's: get_weather takes a moment (wait), so the page
+// shows it running; save_note needs a person's approval on the page.
+func tools(wait func(context.Context) error) []runlet.Tool {
 	weather := runlet.NewTool("get_weather", "Returns the current weather in a city.",
 		func(ctx context.Context, in weatherArgs) (string, error) {
-			select {
-			case <-time.After(700 * time.Millisecond): // a slow weather service
-			case <-ctx.Done():
-				return "", ctx.Err()
+			if err := wait(ctx); err != nil {
+				return "", err
 			}
 			return fmt.Sprintf("%s: sunny, 21 °C", titleCase(in.City)), nil
 		})
@@ -42,4 +40,20 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// weatherWait is the weather service's latency: a moment, or, when a test
+// set weatherGate, until the test closes it.
+func (a *app) weatherWait(ctx context.Context) error {
+	delay := time.After(700 * time.Millisecond) // a slow weather service
+	if a.weatherGate != nil {
+		delay = nil
+	}
+	select {
+	case <-delay:
+	case <-a.weatherGate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }

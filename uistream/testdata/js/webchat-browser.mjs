@@ -59,6 +59,9 @@ try {
   await step('see the reasoning', () => page.waitForSelector('.message.assistant .reasoning', { timeout }));
   await step('see get_weather while it runs', () =>
     page.waitForSelector('.tool[data-tool="get_weather"][data-state="input-available"]', { timeout }));
+  // The test's server holds get_weather until asked (TestBrowser), so the
+  // step above cannot miss it; a server without the route answers 404.
+  await step('let get_weather finish', () => fetch(new URL('/test/release-weather', url), { method: 'POST' }));
   await step('see get_weather finish', () =>
     page.waitForSelector('.tool[data-tool="get_weather"][data-state="output-available"] >> text=Tokyo: sunny', { timeout }));
   await step('see the approval button', () =>
