@@ -21,6 +21,10 @@ const (
 	// DefaultWriteTimeout is how long one write may wait for a client
 	// that does not read before the run is cancelled.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultKeepAlive is how long a stream stays silent before the
+	// handler sends a keep-alive comment, under the read timeouts proxies
+	// commonly apply (60 s for nginx's proxy_read_timeout).
+	DefaultKeepAlive = 15 * time.Second
 )
 
 // Options configure a handler; every protocol's handler takes the same.
@@ -71,6 +75,14 @@ type Options struct {
 	// than this (at least 7/8 of it: the deadline moves in steps). Zero
 	// means DefaultWriteTimeout; negative, no bound.
 	WriteTimeout time.Duration
+	// KeepAlive is how long the stream may stay silent, while a tool or
+	// the model takes its time, before the handler sends an SSE comment
+	// line (": keep-alive" and a blank line, which clients ignore), so
+	// that a proxy with a read timeout does not cut the stream. The
+	// comment is written between frames, under WriteTimeout like them; a
+	// failed one cancels the run. Zero means DefaultKeepAlive; negative,
+	// no keep-alive.
+	KeepAlive time.Duration
 	// ErrorText is the text a client sees for a failed run (err is what
 	// runlet.Runtime.Stream yielded, the *runlet.RunFailed its event, nil
 	// when the run failed before it started). Nil means DefaultErrorText,
@@ -150,6 +162,9 @@ func newHandler(o Options, p protocol) *handler {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
 	if o.ErrorText == nil {
 		o.ErrorText = DefaultErrorText
 	}
@@ -180,7 +195,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "uistream: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ctx := r.Context() // cancelled when the client goes away
+	// Cancelled when the client goes away, or when a keep-alive comment
+	// cannot be written to it.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	session := ""
 	if h.opts.Session != nil {
 		if session, err = h.opts.Session(r, t.chatID); err != nil {
@@ -197,12 +215,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.proto.header(w.Header())
 	w.WriteHeader(http.StatusOK)
 	fw := newFrameWriter(w, h.opts.WriteTimeout)
+	stopKeepAlive := fw.startKeepAlive(h.opts.KeepAlive, cancel)
+	defer stopKeepAlive()
 	enc := h.proto.encoder(ctx, t, &h.opts)
-	if err := h.stream(ctx, fw, enc, t, session, r); err != nil {
-		// The client went away, or stopped reading: the run is cancelled
-		// by the break out of the stream; nothing more can be written.
-		return
-	}
+	// An error means the client went away, or stopped reading: the run is
+	// cancelled by the break out of the stream; nothing more can be
+	// written.
+	_ = h.stream(ctx, fw, enc, t, session, r)
 }
 
 // stream runs or resumes the turn's run and writes its events until the
@@ -231,17 +250,11 @@ func (h *handler) stream(ctx context.Context, fw *frameWriter, enc encoder, t *t
 			last = err
 			continue
 		}
-		if werr := enc.event(fw, ev, err); werr != nil {
+		if werr := fw.send(func() error { return enc.event(fw, ev, err) }); werr != nil {
 			return werr // breaking out cancels the run
 		}
-		if werr := fw.flush(); werr != nil {
-			return werr
-		}
 	}
-	if err := enc.end(fw, last); err != nil {
-		return err
-	}
-	return fw.flush()
+	return fw.send(func() error { return enc.end(fw, last) })
 }
 
 // withPageTools returns agent with the page's tools added, but for those

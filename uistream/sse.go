@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/runlet/runlet/internal/wirejson"
@@ -15,8 +16,14 @@ import (
 // bounded by the write timeout: a client that stops reading blocks the
 // run (which holds one event at a time, so memory does not grow) until
 // the timeout fails the write and the handler cancels the run.
+//
+// Writes come from the run's goroutine and from keepAlive's: both hold mu
+// while they write, the run's for a whole event and its flush, so a
+// keep-alive comment never lands inside a frame.
 type frameWriter struct {
-	scratch []byte // a frame built by hand (see deltaFrame)
+	mu      sync.Mutex
+	flushed time.Time // when something was last sent; keepAlive waits from it
+	scratch []byte    // a frame built by hand (see deltaFrame)
 	rc      *http.ResponseController
 	buf     *bufio.Writer
 	timeout time.Duration
@@ -57,7 +64,7 @@ func (fw *frameWriter) extendDeadline() {
 }
 
 func newFrameWriter(w http.ResponseWriter, timeout time.Duration) *frameWriter {
-	fw := &frameWriter{rc: http.NewResponseController(w), timeout: timeout}
+	fw := &frameWriter{rc: http.NewResponseController(w), timeout: timeout, flushed: time.Now()}
 	fw.buf = bufio.NewWriterSize(deadlineWriter{w: w, fw: fw}, 4<<10)
 	return fw
 }
@@ -119,5 +126,74 @@ func (fw *frameWriter) flush() error {
 	if err := fw.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		fw.err = err
 	}
+	fw.flushed = time.Now()
 	return fw.err
+}
+
+// send writes one event's frames with write and flushes them, holding mu
+// so that no keep-alive comment comes between them.
+func (fw *frameWriter) send(write func() error) error {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if err := write(); err != nil {
+		return err
+	}
+	return fw.flush()
+}
+
+// startKeepAlive runs keepAlive in its own goroutine; interval <= 0 runs
+// nothing. The returned stop ends the goroutine and returns once it has
+// (a write of its own in progress first ends, within the write timeout),
+// so that nothing writes to the response after the handler returns.
+func (fw *frameWriter) startKeepAlive(interval time.Duration, failed func()) (stop func()) {
+	if interval <= 0 {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		fw.keepAlive(interval, quit, failed)
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// keepAliveComment is an SSE comment: a line starting with a colon, which
+// clients ignore, and the blank line ending it.
+const keepAliveComment = ": keep-alive\n\n"
+
+// keepAlive sends keepAliveComment whenever nothing was sent for interval,
+// until stop is closed: a proxy with a read timeout then does not cut a
+// stream whose run waits for a slow tool or model. The comment goes under
+// mu and the write deadline, as frames do; when its write fails, failed is
+// called (to cancel the run, which may not write again for a long time).
+func (fw *frameWriter) keepAlive(interval time.Duration, stop <-chan struct{}, failed func()) {
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		fw.mu.Lock()
+		if fw.err != nil { // the run's own write failed: it stops
+			fw.mu.Unlock()
+			return
+		}
+		wait := interval - time.Since(fw.flushed)
+		if wait <= 0 {
+			fw.buf.WriteString(keepAliveComment)
+			if fw.flush() != nil {
+				fw.mu.Unlock()
+				failed()
+				return
+			}
+			wait = interval
+		}
+		fw.mu.Unlock()
+		t.Reset(max(wait, time.Millisecond))
+	}
 }
