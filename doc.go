@@ -113,12 +113,20 @@
 //
 // Idle → Thinking (model call) → Acting (tools) → Observing (results
 // appended) → Thinking … → Finished | Interrupted | Failed. A turn is final
-// when the model's response has no tool calls. Tool calls of one turn run
-// concurrently (bounded by WithToolConcurrency: a pool of that many
-// workers, however many calls the model asks for) and their results are
-// appended in the model's order. An unknown tool, malformed or invalid
-// arguments, a returned error, a panic or a timeout each become an is-error
-// tool result the model can act on; the run goes on. A forced tool choice
+// when the model's response has no tool calls and was not paused: a
+// response that ends with FinishPause (a provider paused a long turn of
+// hosted tools, such as Anthropic's pause_turn) stays in the conversation
+// and the model is called again, with no new message, to continue it.
+// Each continuation is a model call like any other: it streams, shows as
+// ModelStarted and ModelFinished, and counts as a turn (WithMaxTurns) and
+// a request (UsageLimits.Requests). Its text, like text before tool
+// calls, is not the answer: Result.Output is the final response's. Tool
+// calls of one turn run concurrently (bounded by WithToolConcurrency: a
+// pool of that many workers, however many calls the model asks for) and
+// their results are appended in the model's order. An unknown tool,
+// malformed or invalid arguments, a returned error, a panic or a timeout
+// each become an is-error tool result the model can act on; the run goes
+// on. A forced tool choice
 // (Agent.ToolChoice required or a named tool) holds until the agent has
 // called a tool: the next request asks with ToolChoiceAuto, so the run can
 // end (Agent.KeepToolChoice keeps forcing).

@@ -107,6 +107,12 @@ func (r *run) steps() error {
 			return err
 		}
 		calls = r.callsOf(resp.Message)
+		if len(calls) == 0 && resp.FinishReason == FinishPause {
+			// The provider paused a long turn (Anthropic's pause_turn):
+			// its message, now last in the conversation, goes back as it
+			// is, and the next model call continues the turn.
+			continue
+		}
 		if len(calls) > 0 {
 			r.release() // text before tool calls is not the answer
 		}

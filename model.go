@@ -143,7 +143,7 @@ const (
 	FinishLength        FinishReason = "length"
 	FinishContentFilter FinishReason = "content_filter"
 	FinishRefusal       FinishReason = "refusal"
-	FinishPause         FinishReason = "pause" // provider paused a long turn (Anthropic pause_turn)
+	FinishPause         FinishReason = "pause" // provider paused a long turn (Anthropic pause_turn); the run calls the model again to continue it
 	FinishOther         FinishReason = "other"
 )
 

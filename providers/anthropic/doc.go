@@ -114,7 +114,11 @@
 // are described below. Stop reasons
 // map as end_turn and stop_sequence → stop, tool_use → tool_calls,
 // max_tokens (and model_context_window_exceeded) → length, pause_turn →
-// pause, refusal → refusal, anything else → other.
+// pause, refusal → refusal, anything else → other. The runtime continues a
+// paused turn: it sends the paused response back as it is (its
+// server_tool_use and result blocks byte-exact) as the last message of the
+// next request, which is a model call of its own (a turn and a request
+// against the run's limits).
 //
 // Usage: Anthropic's input_tokens excludes prompt-cache reads and writes,
 // while runlet.Usage.InputTokens counts the whole prompt, so InputTokens is
