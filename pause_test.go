@@ -116,3 +116,25 @@ func TestPausedTurnLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestPausedTurnTypedOutput: with an output schema, a paused response is
+// not an answer to check (nor to repair): the run continues the turn and
+// decodes the answer that finishes it.
+func TestPausedTurnTypedOutput(t *testing.T) {
+	paused := pausedReply()
+	m := runlettest.NewModel(paused, runlettest.TextReply(`{"version":"1.26"}`))
+	agent := &runlet.Agent{Name: "a", Model: m}
+	res, err := runlet.RunAs[struct {
+		Version string `json:"version"`
+	}](context.Background(), runlet.NewRuntime(), agent, "news?", runlet.WithOutputRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Value.Version != "1.26" || res.Turns != 2 {
+		t.Fatalf("result: %+v", res)
+	}
+	reqs := m.Requests()
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; !reflect.DeepEqual(last, paused.Response.Message) {
+		t.Fatalf("continuation request ends with %+v", last)
+	}
+}
