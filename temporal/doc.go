@@ -31,11 +31,15 @@
 // deterministic: run IDs come from the workflow ID, times from
 // workflow.Now, and no wall clock or random number reaches it. Limits
 // (max turns, usage limits) are checked in the workflow, as in Runlet. A
-// turn's tool activities are scheduled a window at a time, the next as one
-// finishes, so a model asking for thousands of calls never has them all
-// pending at once (the server refuses a workflow task past its limit of
-// pending activities, 2,000 by default); RunInput.Limits.ToolCalls refuses
-// such a turn outright. Histories recorded before the window (version
+// response the provider paused (runlet.FinishPause, Anthropic's
+// pause_turn) ends its model activity, and the workflow continues the turn
+// with another, the paused message last in its request: each continuation
+// is a turn and a request, as in Runlet. A turn's tool activities are
+// scheduled a window at a time, the next as one finishes, so a model
+// asking for thousands of calls never has them all pending at once (the
+// server refuses a workflow task past its limit of pending activities,
+// 2,000 by default); RunInput.Limits.ToolCalls refuses such a turn
+// outright. Histories recorded before the window (version
 // marker "runlet.tool-window") replay as they ran.
 //
 // # Failures and retries

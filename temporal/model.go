@@ -123,6 +123,12 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 	} else {
 		res, err = rt.Run(ctx, agent, "", opts...)
 	}
+	if err != nil && errors.Is(err, runlet.ErrMaxTurns) && fwd.finishReason() == runlet.FinishPause && res != nil {
+		// The model paused its turn (runlet.FinishPause) and the one-turn
+		// run stopped before continuing it: the workflow continues it,
+		// with a model call of its own.
+		err = nil
+	}
 	if err != nil {
 		return nil, activityError(ctx, err)
 	}
@@ -133,6 +139,7 @@ func (d *Durable) modelActivity(ctx context.Context, in ModelInput) (*ModelOutpu
 		Before:         res.Messages[:len(res.Messages)-1],
 		Message:        res.Messages[len(res.Messages)-1],
 		FinishReason:   fwd.finishReason(),
+		Turns:          res.Turns,
 		Usage:          res.Usage,
 		UsageByPurpose: res.UsageByPurpose,
 		Transcript:     transcript,

@@ -94,10 +94,15 @@ type ModelInput struct {
 type ModelOutput struct {
 	// Before are the messages the call added before Message: with an
 	// output schema, the answers that failed it and what the model was
-	// told about each.
-	Before         []runlet.Message        `json:"before,omitempty"`
-	Message        runlet.Message          `json:"message"`
-	FinishReason   runlet.FinishReason     `json:"finish_reason,omitempty"`
+	// told about each, and the responses of a turn the model paused and
+	// the call continued.
+	Before       []runlet.Message    `json:"before,omitempty"`
+	Message      runlet.Message      `json:"message"`
+	FinishReason runlet.FinishReason `json:"finish_reason,omitempty"`
+	// Turns counts the model calls of the agent the call made: one, and
+	// one more for each repair of an answer or continuation of a paused
+	// turn.
+	Turns          int                     `json:"turns,omitempty"`
 	Usage          runlet.Usage            `json:"usage"`
 	UsageByPurpose map[string]runlet.Usage `json:"usage_by_purpose,omitempty"`
 	// Transcript, with a payload store, names the stored transcript of

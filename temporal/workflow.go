@@ -210,6 +210,12 @@ func (r *wfRun) run() (*workflowResult, error) {
 			return r.fail(err, "")
 		}
 		calls := out.Message.ToolCalls()
+		if len(calls) == 0 && out.FinishReason == runlet.FinishPause {
+			// The provider paused a long turn: its message goes back as
+			// it is, and the next model call continues the turn (see
+			// runlet.FinishPause).
+			continue
+		}
 		if len(calls) == 0 {
 			return r.finish(out.Message)
 		}
@@ -272,7 +278,11 @@ func (r *wfRun) think() (*ModelOutput, error) {
 		r.byPurpose[p] = r.byPurpose[p].Add(out.UsageByPurpose[p])
 	}
 	r.added = append(append(r.added, out.Before...), out.Message)
-	r.turn += len(out.Before) / 2 // each repair: a rejected answer, what was wrong, one more model call
+	if out.Turns > 0 {
+		r.turn += out.Turns - 1 // repairs and continuations: more model calls
+	} else { // a result recorded before Turns
+		r.turn += len(out.Before) / 2 // each repair: a rejected answer, what was wrong, one more model call
+	}
 	if policy, err := checkTokens(r.in.Limits, r.usage); err != nil {
 		return nil, &runlet.PolicyError{Policy: policy, Err: err}
 	}
