@@ -45,8 +45,9 @@ type aguiClientSummary struct {
 		ToolCallID    string `json:"toolCallId"`
 		SubagentRunID string `json:"subagentRunId"`
 	} `json:"messages"`
-	State   map[string]any `json:"state"`
-	Checked int            `json:"checked"` // events validated against the schemas
+	State    map[string]any `json:"state"`
+	Checked  int            `json:"checked"`  // events validated against the schemas
+	Comments int            `json:"comments"` // keep-alive comments seen`
 }
 
 func runAGUIClient(t *testing.T, url, scenario string) aguiClientSummary {

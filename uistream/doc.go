@@ -45,6 +45,13 @@
 //     answer after the old one, which the session keeps).
 //   - Body size: Options.MaxBodyBytes (DefaultMaxBodyBytes); a larger body
 //     is answered 413 before anything runs.
+//   - Proxies: one with a read timeout (nginx's proxy_read_timeout, 60 s
+//     by default; a load balancer's idle timeout) cuts a stream that stays
+//     silent while a tool or the model takes its time. After
+//     Options.KeepAlive (DefaultKeepAlive, 15 s) without a write, the
+//     handler sends an SSE comment line, ": keep-alive", which the
+//     protocols' clients skip as the SSE format says; it goes between
+//     frames, under the same write timeout.
 //   - CORS: none by default, so only pages of the handler's own origin can
 //     read its answers; Options.AllowOrigins opens it to others.
 //   - Errors: a failed run's error reaches the page as the protocol's

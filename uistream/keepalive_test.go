@@ -2,6 +2,7 @@ package uistream_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -135,4 +136,73 @@ func TestKeepAliveClientLeaves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepAliveSpy passes a response through and signals seen (without
+// blocking) when a keep-alive comment is written to it.
+type keepAliveSpy struct {
+	http.ResponseWriter
+	seen chan<- struct{}
+}
+
+func (s keepAliveSpy) Write(p []byte) (int, error) {
+	n, err := s.ResponseWriter.Write(p)
+	if bytes.Contains(p, []byte(": keep-alive\n\n")) {
+		select {
+		case s.seen <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the response's Flush and
+// deadlines.
+func (s keepAliveSpy) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// keepAliveServer serves handler with a 5 ms keep-alive and an agent
+// whose slow tool returns once a keep-alive was written to the response.
+func keepAliveServer(t *testing.T, handler func(uistream.Options) http.Handler) *httptest.Server {
+	seen := make(chan struct{}, 1)
+	h := handler(uistream.Options{
+		Runtime: runlet.NewRuntime(), Agent: slowToolAgent(seen, make(chan error, 1)), KeepAlive: 5 * time.Millisecond,
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(keepAliveSpy{ResponseWriter: w, seen: seen}, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestKeepAliveClients: the protocols' own clients (ai's
+// DefaultChatTransport and readUIMessageStream; @ag-ui/client's
+// HttpAgent) read a stream holding keep-alive comments as if they were
+// not there.
+func TestKeepAliveClients(t *testing.T) {
+	t.Run("AI SDK", func(t *testing.T) {
+		srv := keepAliveServer(t, func(o uistream.Options) http.Handler { return uistream.NewAISDKHandler(o) })
+		s := runClient(t, srv.URL, "keepalive")
+		msg := parseMessage(t, s.First)
+		var parts []string
+		for _, p := range msg.Parts {
+			parts = append(parts, p.Type+":"+p.State+":"+string(p.Output)+p.Text)
+		}
+		want := `step-start:: dynamic-tool:output-available:"done at last" step-start:: text:done:Finished.`
+		if got := strings.Join(parts, " "); got != want {
+			t.Errorf("message parts:\n got %s\nwant %s", got, want)
+		}
+	})
+	t.Run("AG-UI", func(t *testing.T) {
+		srv := keepAliveServer(t, func(o uistream.Options) http.Handler { return uistream.NewAGUIHandler(o) })
+		s := runAGUIClient(t, srv.URL, "keepalive")
+		if s.Error != "" || s.Types[len(s.Types)-1] != "RUN_FINISHED" {
+			t.Fatalf("run: %v %q", s.Types, s.Error)
+		}
+		if s.Comments == 0 {
+			t.Error("the stream held no keep-alive comment")
+		}
+		if n := len(s.Messages); n == 0 || s.Messages[n-1].Content != "Finished." {
+			t.Errorf("client messages %+v", s.Messages)
+		}
+	})
 }

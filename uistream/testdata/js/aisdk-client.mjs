@@ -112,6 +112,15 @@ if (scenario === 'approval') {
   if (r.errors.length) fail('errors: ' + r.errors.join('; '));
   summary.first = r.message;
   await validateUIMessages({ messages: [...ask, r.message] });
+} else if (scenario === 'keepalive') {
+  // The stream holds ": keep-alive" comments (the Go test's tool waits
+  // for one): the SDK's reader (eventsource-parser, under
+  // parseJsonEventStream) must skip them.
+  const ask = [user('u1', 'Go slow')];
+  const r = await read(ask);
+  if (r.errors.length) fail('errors: ' + r.errors.join('; '));
+  summary.first = r.message;
+  await validateUIMessages({ messages: [...ask, r.message] });
 } else {
   fail('unknown scenario ' + scenario);
 }
