@@ -72,17 +72,18 @@ var script = []runlettest.WireReply{
 func run(ctx context.Context, cloud, question string, getenv func(string) string, stdout, stderr io.Writer) error {
 	question = cmp.Or(question, "What's the weather in Lisbon?")
 	var model runlet.Model
+	var closeFake func() // stops the offline fake, if one is used
 	var err error
 	if cloud == "vertex" {
-		model, err = vertexModel(ctx, getenv, stderr)
+		model, closeFake, err = vertexModel(ctx, getenv, stderr)
 	} else {
-		model, err = azureModel(getenv, stderr)
+		model, closeFake, err = azureModel(getenv, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	if c, ok := model.(interface{ Close() }); ok {
-		defer c.Close()
+	if closeFake != nil {
+		defer closeFake()
 	}
 	agent := &runlet.Agent{
 		Name:         cloud,
@@ -106,24 +107,19 @@ func run(ctx context.Context, cloud, question string, getenv func(string) string
 	return nil
 }
 
-// closing is a model that closes its fake server when the run is done.
-type closing struct {
-	runlet.Model
-	close func()
-}
-
-func (c closing) Close() { c.close() }
-
 // vertexModel is Gemini, or Claude for a claude-* $RUNLET_MODEL, on Vertex
 // AI: live with Application Default Credentials when
-// $GOOGLE_CLOUD_PROJECT is set, else on vertextest's fake.
-func vertexModel(ctx context.Context, getenv func(string) string, stderr io.Writer) (runlet.Model, error) {
+// $GOOGLE_CLOUD_PROJECT is set, else on vertextest's fake, which the
+// returned func stops.
+func vertexModel(ctx context.Context, getenv func(string) string, stderr io.Writer) (runlet.Model, func(), error) {
 	name := cmp.Or(getenv("RUNLET_MODEL"), "gemini-2.5-flash")
 	if getenv("GOOGLE_CLOUD_PROJECT") != "" {
 		if vertex.IsClaude(name) {
-			return vertex.Anthropic(ctx, anthropic.Config{Model: name})
+			m, err := vertex.Anthropic(ctx, anthropic.Config{Model: name})
+			return m, nil, err
 		}
-		return vertex.Gemini(ctx, gemini.Config{Model: name})
+		m, err := vertex.Gemini(ctx, gemini.Config{Model: name})
+		return m, nil, err
 	}
 	srv := vertextest.NewServer("example-project", "global")
 	fmt.Fprintf(stderr, "No GOOGLE_CLOUD_PROJECT: using a fake Vertex AI at %s (it checks the URL, the token and the body).\n\n", srv.URL)
@@ -137,7 +133,7 @@ func vertexModel(ctx context.Context, getenv func(string) string, stderr io.Writ
 		m = gemini.New(gemini.Config{Model: name, BaseURL: srv.URL, Token: srv.TokenFunc(),
 			Vertex: &gemini.Vertex{Project: "example-project", Location: "global"}})
 	}
-	return closing{m, srv.Close}, nil
+	return m, srv.Close, nil
 }
 
 // fakeEntraToken is the token the offline Azure fake requires.
@@ -145,14 +141,15 @@ const fakeEntraToken = "entra-example-token"
 
 // azureModel is Azure OpenAI's Chat Completions: live when
 // $AZURE_OPENAI_ENDPOINT is set (the key, else Entra ID), else on a fake
-// at a deployment's URL with an Entra token.
-func azureModel(getenv func(string) string, stderr io.Writer) (runlet.Model, error) {
+// at a deployment's URL with an Entra token, which the returned func stops.
+func azureModel(getenv func(string) string, stderr io.Writer) (runlet.Model, func(), error) {
 	deployment := cmp.Or(getenv("RUNLET_MODEL"), "gpt-4o-mini")
 	cfg := openai.Azure.Config(deployment)
 	if endpoint := getenv("AZURE_OPENAI_ENDPOINT"); endpoint != "" {
 		cfg.BaseURL = openai.AzureBaseURL(endpoint, deployment, getenv("AZURE_OPENAI_API_VERSION"))
 		cfg.APIKey = getenv("AZURE_OPENAI_API_KEY")
-		return azure.NewChatCompletions(cfg)
+		m, err := azure.NewChatCompletions(cfg)
+		return m, nil, err
 	}
 	srv := runlettest.NewOpenAIChatServer()
 	srv.RequireAPIKey(fakeEntraToken) // as a bearer token, which Entra's are
@@ -160,5 +157,5 @@ func azureModel(getenv func(string) string, stderr io.Writer) (runlet.Model, err
 	fmt.Fprintf(stderr, "No AZURE_OPENAI_ENDPOINT: using a fake Azure OpenAI at %s (it checks the Entra token).\n\n", srv.URL)
 	cfg.BaseURL = openai.AzureBaseURL(srv.URL, deployment, "2024-10-21")
 	cfg.Token = func(context.Context) (string, error) { return fakeEntraToken, nil }
-	return closing{openai.NewChatCompletions(cfg), srv.Close}, nil
+	return openai.NewChatCompletions(cfg), srv.Close, nil
 }
