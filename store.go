@@ -183,29 +183,35 @@ func cloneMessages(msgs []Message) []Message {
 	for i, m := range msgs {
 		out[i] = Message{Role: m.Role, Parts: slices.Clone(m.Parts)}
 		for j, p := range out[i].Parts {
-			switch p := p.(type) {
-			case ToolCallPart:
-				out[i].Parts[j] = p.clone()
-			case ImagePart:
-				p.Data = slices.Clone(p.Data)
-				out[i].Parts[j] = p
-			case FilePart:
-				p.Data = slices.Clone(p.Data)
-				out[i].Parts[j] = p
-			case AudioPart:
-				p.Data = slices.Clone(p.Data)
-				out[i].Parts[j] = p
-			case ToolResultPart:
-				out[i].Parts[j] = p.clone()
-			case TextPart:
-				p.Citations = cloneCitations(p.Citations)
-				out[i].Parts[j] = p
-			case HostedToolPart:
-				out[i].Parts[j] = p.clone()
-			}
+			out[i].Parts[j] = clonePart(p)
 		}
 	}
 	return out
+}
+
+// clonePart returns p with its own copies of the slices inside it.
+func clonePart(p Part) Part {
+	switch p := p.(type) {
+	case ToolCallPart:
+		return p.clone()
+	case ImagePart:
+		p.Data = slices.Clone(p.Data)
+		return p
+	case FilePart:
+		p.Data = slices.Clone(p.Data)
+		return p
+	case AudioPart:
+		p.Data = slices.Clone(p.Data)
+		return p
+	case ToolResultPart:
+		return p.clone()
+	case TextPart:
+		p.Citations = cloneCitations(p.Citations)
+		return p
+	case HostedToolPart:
+		return p.clone()
+	}
+	return p
 }
 
 func (s *memoryStore) GetState(ctx context.Context, sessionID, key string) ([]byte, error) {

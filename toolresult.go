@@ -382,23 +382,13 @@ func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// clone returns p with its own copies of its parts' bytes.
+// clone returns p with its own copies of its parts' slices.
 func (p ToolResultPart) clone() ToolResultPart {
 	p.Structured = slices.Clone(p.Structured)
 	if p.Parts != nil {
 		p.Parts = slices.Clone(p.Parts)
 		for i, q := range p.Parts {
-			switch q := q.(type) {
-			case ImagePart:
-				q.Data = slices.Clone(q.Data)
-				p.Parts[i] = q
-			case FilePart:
-				q.Data = slices.Clone(q.Data)
-				p.Parts[i] = q
-			case AudioPart:
-				q.Data = slices.Clone(q.Data)
-				p.Parts[i] = q
-			}
+			p.Parts[i] = clonePart(q)
 		}
 	}
 	return p
