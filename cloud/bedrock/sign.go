@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -159,18 +160,12 @@ func (s *signer) remember(secrets ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range secrets {
-		if v == "" {
+		if v == "" || slices.Contains(s.secrets, v) {
 			continue
 		}
-		known := false
-		for _, k := range s.secrets {
-			known = known || k == v
-		}
-		if !known {
-			s.secrets = append(s.secrets, v)
-			if len(s.secrets) > 8 { // rotated credentials: keep the recent ones
-				s.secrets = s.secrets[1:]
-			}
+		s.secrets = append(s.secrets, v)
+		if len(s.secrets) > 8 { // rotated credentials: keep the recent ones
+			s.secrets = s.secrets[1:]
 		}
 	}
 }
