@@ -231,28 +231,22 @@ func mediaBytes(p Part) int {
 // media and a structured value cannot be cut, so when they exceed the cap
 // it returns an error message for the model instead.
 func capOutput(res resolved, max, maxMedia int) (resolved, string) {
-	fixed, what := 0, []string(nil)
+	fixed, counted := 0, res.parts // counted: the parts whose media count against max
 	for _, p := range res.parts {
-		if n := mediaBytes(p); n > 0 {
-			fixed += n
-			what = append(what, fmt.Sprintf("%s %s of %d bytes", p.partType(), mediaName(p), n))
-		}
+		fixed += mediaBytes(p)
 	}
 	if maxMedia > 0 {
 		if fixed > maxMedia {
-			return resolved{}, tooLarge(what, maxMedia)
+			return resolved{}, tooLarge(res.parts, nil, maxMedia)
 		}
-		fixed, what = 0, nil
+		fixed, counted = 0, nil
 	}
 	if max <= 0 {
 		return res, ""
 	}
-	if res.structured != nil {
-		fixed += len(res.structured)
-		what = append(what, fmt.Sprintf("a structured value of %d bytes", len(res.structured)))
-	}
+	fixed += len(res.structured)
 	if fixed > max {
-		return resolved{}, tooLarge(what, max)
+		return resolved{}, tooLarge(counted, res.structured, max)
 	}
 	budget := max - fixed
 	if res.structured != nil && res.content == string(res.structured) {
@@ -270,7 +264,7 @@ func capOutput(res resolved, max, maxMedia int) (resolved, string) {
 	// marker counts their bytes too).
 	total, left := len(res.content), budget
 	parts := make([]Part, 0, len(res.parts))
-	cut := false
+	cut, n := false, 0
 	for _, p := range res.parts {
 		t, ok := p.(TextPart)
 		if !ok {
@@ -288,14 +282,9 @@ func capOutput(res resolved, max, maxMedia int) (resolved, string) {
 			cut = true
 		}
 		parts = append(parts, t)
+		n++
 	}
 	res.parts = parts
-	n := 0
-	for _, p := range parts {
-		if _, ok := p.(TextPart); ok {
-			n++
-		}
-	}
 	res.content = joinText(parts, n)
 	return res, ""
 }
@@ -333,7 +322,19 @@ func mediaTypeOr(mt, url string) string {
 	return "(no media type)"
 }
 
-func tooLarge(what []string, max int) string {
+// tooLarge is the message for an output over the max-byte cap: the media
+// of parts and the structured value, with their sizes. It is built only
+// then, so that a result within the cap costs no formatting.
+func tooLarge(parts []Part, structured json.RawMessage, max int) string {
+	var what []string
+	for _, p := range parts {
+		if n := mediaBytes(p); n > 0 {
+			what = append(what, fmt.Sprintf("%s %s of %d bytes", p.partType(), mediaName(p), n))
+		}
+	}
+	if structured != nil {
+		what = append(what, fmt.Sprintf("a structured value of %d bytes", len(structured)))
+	}
 	return fmt.Sprintf("Error: the tool's output is too large to send: %s, over the %d-byte limit on a tool's output. It cannot be cut without breaking it; return less (a smaller or compressed image, fewer pages).", strings.Join(what, ", "), max)
 }
 
