@@ -221,10 +221,7 @@ func (t *funcTool) CallParts(ctx context.Context, args json.RawMessage) (ToolOut
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	if ret.o != nil {
-		return *ret.o, nil
-	}
-	return Output(Text(ret.s)), nil
+	return ret.output(), nil
 }
 
 // callRet calls the tool, without validating args, returning its output
