@@ -53,12 +53,7 @@ func (agui) decode(body []byte) (*turn, error) {
 	return t, nil
 }
 
-func (agui) header(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-}
+func (agui) header(h http.Header) { setSSEHeaders(h) }
 
 func (p agui) encoder(ctx context.Context, t *turn, o *Options) encoder {
 	e := newAGUIEncoder(t.wire.(*RunAgentInput), o, newAGUIState(ctx, p.store, p.keys))

@@ -29,11 +29,8 @@ type aisdk struct{}
 func (aisdk) decode(body []byte) (*turn, error) { return decodeUIRequest(body) }
 
 func (aisdk) header(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
+	setSSEHeaders(h)
 	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
-	h.Set("X-Accel-Buffering", "no")
 }
 
 func (aisdk) encoder(_ context.Context, t *turn, o *Options) encoder {

@@ -69,6 +69,15 @@ func newFrameWriter(w http.ResponseWriter, timeout time.Duration) *frameWriter {
 	return fw
 }
 
+// setSSEHeaders sets the headers of a server-sent event stream that no
+// cache or buffering proxy (nginx's X-Accel-Buffering) holds back.
+func setSSEHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+}
+
 // data writes one "data:" event holding v as JSON. encoding/json escapes
 // line breaks inside strings, so the JSON is one line, as SSE needs.
 func (fw *frameWriter) data(v any) error {
