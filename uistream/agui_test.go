@@ -94,14 +94,6 @@ func aguiPost(t *testing.T, url, body string) []map[string]any {
 	return events
 }
 
-func aguiTypes(events []map[string]any) []string {
-	var out []string
-	for _, ev := range events {
-		out = append(out, ev["type"].(string))
-	}
-	return out
-}
-
 // aguiFind returns the events of type typ.
 func aguiFind(events []map[string]any, typ string) []map[string]any {
 	var out []map[string]any
@@ -141,7 +133,7 @@ func TestAGUIStreamsARun(t *testing.T) {
 		aguiUser("u1", "Weather in Paris?"),
 	}, `"context":[{"description":"page","value":"/weather"}]`))
 
-	types := aguiTypes(events)
+	types := types(events)
 	if types[0] != "RUN_STARTED" || types[len(types)-1] != "RUN_FINISHED" {
 		t.Fatalf("first and last events: %v", types)
 	}
@@ -217,7 +209,7 @@ func TestAGUIRunError(t *testing.T) {
 	m := runlettest.NewModel(runlettest.ErrorReply(errors.New(secret)))
 	srv := aguiServer(t, uistream.Options{Runtime: runlet.NewRuntime(), Agent: aguiAgent(m)})
 	events := aguiPost(t, srv.URL, aguiInput("r1", []string{aguiUser("u1", "Hi")}))
-	types := aguiTypes(events)
+	types := types(events)
 	if types[0] != "RUN_STARTED" || types[len(types)-1] != "RUN_ERROR" {
 		t.Fatalf("events %v", types)
 	}
@@ -301,7 +293,7 @@ func TestAGUIApprovalResumesInAnotherProcess(t *testing.T) {
 
 			events := aguiPost(t, first.URL, aguiInput("r1", []string{aguiUser("u1", "Delete /tmp/a")}))
 			if n := len(aguiFind(events, "TOOL_CALL_END")); n != 1 {
-				t.Fatalf("%d TOOL_CALL_END before the interrupt: %v", n, aguiTypes(events))
+				t.Fatalf("%d TOOL_CALL_END before the interrupt: %v", n, types(events))
 			}
 			ints := aguiInterrupts(t, events)
 			if len(ints) != 1 || ints[0]["toolCallId"] != "call_1" || ints[0]["reason"] != "tool_call" || ints[0]["responseSchema"] == nil {
@@ -310,9 +302,9 @@ func TestAGUIApprovalResumesInAnotherProcess(t *testing.T) {
 			id := ints[0]["id"].(string)
 
 			events = aguiPost(t, second.URL, aguiResume("r2", id, tc.status, tc.payload))
-			types := aguiTypes(events)
-			if types[0] != "RUN_STARTED" || types[len(types)-1] != "RUN_FINISHED" {
-				t.Fatalf("resumed run's events %v", types)
+			got := types(events)
+			if got[0] != "RUN_STARTED" || got[len(got)-1] != "RUN_FINISHED" {
+				t.Fatalf("resumed run's events %v", got)
 			}
 			if events[0]["runId"] != "r2" {
 				t.Errorf("RUN_STARTED %v", events[0])
@@ -331,7 +323,7 @@ func TestAGUIApprovalResumesInAnotherProcess(t *testing.T) {
 
 			// The run was resumed once: answering again is an error.
 			events = aguiPost(t, first.URL, aguiResume("r3", id, tc.status, tc.payload))
-			if types := aguiTypes(events); !slices.Equal(types, []string{"RUN_STARTED", "RUN_ERROR"}) {
+			if types := types(events); !slices.Equal(types, []string{"RUN_STARTED", "RUN_ERROR"}) {
 				t.Errorf("second resume: %v", events)
 			}
 		})
@@ -385,14 +377,14 @@ func TestAGUIState(t *testing.T) {
 		`"state":{"cart":["milk"],"theme":null,"role":"admin"}`))
 	snaps := aguiFind(events, "STATE_SNAPSHOT")
 	if len(snaps) != 1 {
-		t.Fatalf("%d STATE_SNAPSHOT: %v", len(snaps), aguiTypes(events))
+		t.Fatalf("%d STATE_SNAPSHOT: %v", len(snaps), types(events))
 	}
 	if got, _ := json.Marshal(snaps[0]["snapshot"]); string(got) != `{"cart":["milk"]}` {
 		t.Errorf("snapshot %s", got)
 	}
 	deltas := aguiFind(events, "STATE_DELTA")
 	if len(deltas) != 1 {
-		t.Fatalf("%d STATE_DELTA: %v", len(deltas), aguiTypes(events))
+		t.Fatalf("%d STATE_DELTA: %v", len(deltas), types(events))
 	}
 	if got, _ := json.Marshal(deltas[0]["delta"]); string(got) != `[{"op":"replace","path":"/cart","value":["milk","eggs"]}]` {
 		t.Errorf("delta %s", got)
@@ -455,7 +447,7 @@ func TestAGUITypedOutput(t *testing.T) {
 		t.Errorf("RUN_FINISHED result %s (%v)", got, last)
 	}
 	if len(aguiFind(events, "CUSTOM")) < 2 {
-		t.Errorf("no output events: %v", aguiTypes(events))
+		t.Errorf("no output events: %v", types(events))
 	}
 }
 
@@ -479,7 +471,7 @@ func TestAGUIGuardrailWithdrawsOutput(t *testing.T) {
 
 	text := aguiFind(events, "TEXT_MESSAGE_START")
 	if len(text) != 1 {
-		t.Fatalf("events %v", aguiTypes(events))
+		t.Fatalf("events %v", types(events))
 	}
 	var checked, withdrawn map[string]any
 	for _, ev := range aguiFind(events, "CUSTOM") {
@@ -547,7 +539,7 @@ func TestAGUINestedApproval(t *testing.T) {
 	}
 	fin := aguiFind(events, "SUBAGENT_FINISHED")
 	if len(fin) != 1 {
-		t.Fatalf("events %v", aguiTypes(events))
+		t.Fatalf("events %v", types(events))
 	}
 	out := fin[0]["outcome"].(map[string]any)
 	if ids, _ := out["interruptIds"].([]any); out["type"] != "suspended" || len(ids) != 1 || ids[0] != ints[0]["id"] {
@@ -555,7 +547,7 @@ func TestAGUINestedApproval(t *testing.T) {
 	}
 
 	events = aguiPost(t, srv.URL, aguiResume("r2", ints[0]["id"].(string), "resolved", `{"approved":true}`))
-	types := aguiTypes(events)
+	types := types(events)
 	if types[len(types)-1] != "RUN_FINISHED" || !slices.Contains(types, "SUBAGENT_STARTED") {
 		t.Fatalf("resumed run %v", types)
 	}
@@ -590,7 +582,7 @@ func TestAGUIToolPartsHostedToolsCitations(t *testing.T) {
 
 	res := aguiFind(events, "TOOL_CALL_RESULT")
 	if len(res) != 1 {
-		t.Fatalf("events %v", aguiTypes(events))
+		t.Fatalf("events %v", types(events))
 	}
 	got, _ := json.Marshal(res[0]["content"])
 	want := `[{"text":"Here:","type":"text"},` +
@@ -664,7 +656,7 @@ func TestAGUIHandoff(t *testing.T) {
 		}
 	}
 	if handoff["from"] != "triage" || handoff["to"] != "billing" {
-		t.Errorf("handoff %v (events %v)", handoff, aguiTypes(events))
+		t.Errorf("handoff %v (events %v)", handoff, types(events))
 	}
 	text := aguiFind(events, "TEXT_MESSAGE_START")
 	if len(text) != 1 || text[0]["name"] != "billing" {
@@ -693,7 +685,7 @@ func TestAGUIFrontendTool(t *testing.T) {
 		t.Fatalf("last event %v", last)
 	}
 	if len(aguiFind(events, "TOOL_CALL_RESULT")) != 0 {
-		t.Fatalf("the server answered the page's tool: %v", aguiTypes(events))
+		t.Fatalf("the server answered the page's tool: %v", types(events))
 	}
 	start := aguiFind(events, "TOOL_CALL_START")[0]
 	meta, _ := json.Marshal(start["metadata"])
@@ -704,7 +696,7 @@ func TestAGUIFrontendTool(t *testing.T) {
 	call := `{"id":"a1","role":"assistant","toolCalls":[{"id":"call_f","type":"function","function":{"name":"confirm_booking","arguments":"{\"hotel\":\"Ritz\"}"},"metadata":` + string(meta) + `}]}`
 	events = aguiPost(t, srv.URL, aguiInput("r2", []string{aguiUser("u1", "Book the Ritz"), call,
 		`{"id":"t1","role":"tool","toolCallId":"call_f","content":"confirmed by the user"}`}, aguiBookingTool))
-	types := aguiTypes(events)
+	types := types(events)
 	if types[len(types)-1] != "RUN_FINISHED" {
 		t.Fatalf("second run %v", events)
 	}
