@@ -54,11 +54,12 @@ func Token(cred azcore.TokenCredential, source string) func(ctx context.Context)
 // DefaultToken returns Token of azidentity's DefaultAzureCredential (see
 // the package doc), or the error that says why it cannot be built.
 func DefaultToken() (func(ctx context.Context) (string, error), error) {
+	const source = "DefaultAzureCredential (environment, workload identity, managed identity, Azure CLI, Azure Developer CLI, Azure PowerShell)"
 	cred, err := azidentity.NewDefaultAzureCredential(nil)
 	if err != nil {
-		return nil, fmt.Errorf("azure: DefaultAzureCredential (environment, workload identity, managed identity, Azure CLI, Azure Developer CLI, Azure PowerShell): %w", err)
+		return nil, fmt.Errorf("azure: %s: %w", source, err)
 	}
-	return Token(cred, "DefaultAzureCredential (environment, workload identity, managed identity, Azure CLI, Azure Developer CLI, Azure PowerShell)"), nil
+	return Token(cred, source), nil
 }
 
 // cache keeps one token until it is about to expire.
