@@ -187,12 +187,9 @@ func checkResultPart(p Part) error {
 	switch p := p.(type) {
 	case TextPart:
 		return nil
-	case ImagePart:
-		return checkMedia("image", p.URL, p.MediaType, p.Data)
-	case FilePart:
-		return checkMedia("file", p.URL, p.MediaType, p.Data)
-	case AudioPart:
-		return checkMedia("audio", p.URL, p.MediaType, p.Data)
+	case ImagePart, FilePart, AudioPart:
+		url, mediaType, data := media(p)
+		return checkMedia(p.partType(), url, mediaType, data)
 	case nil:
 		return fmt.Errorf("a nil part")
 	}
@@ -214,15 +211,22 @@ func checkMedia(kind, url, mediaType string, data []byte) error {
 // mediaBytes is the size a media part counts for against the output cap:
 // its data, or its URL.
 func mediaBytes(p Part) int {
+	url, _, data := media(p)
+	return len(data) + len(url)
+}
+
+// media returns an image's, a file's or audio's URL, media type and data;
+// nothing for another part.
+func media(p Part) (url, mediaType string, data []byte) {
 	switch p := p.(type) {
 	case ImagePart:
-		return len(p.Data) + len(p.URL)
+		return p.URL, p.MediaType, p.Data
 	case FilePart:
-		return len(p.Data) + len(p.URL)
+		return p.URL, p.MediaType, p.Data
 	case AudioPart:
-		return len(p.Data) + len(p.URL)
+		return p.URL, p.MediaType, p.Data
 	}
-	return 0
+	return "", "", nil
 }
 
 // capOutput fits res within max bytes, text and media together (max <= 0
@@ -300,19 +304,10 @@ func cutPoint(s string, n int) int {
 	return n
 }
 
+// mediaName is how a message names a media part: its media type, else
+// "(by URL)" or "(no media type)".
 func mediaName(p Part) string {
-	switch p := p.(type) {
-	case ImagePart:
-		return mediaTypeOr(p.MediaType, p.URL)
-	case FilePart:
-		return mediaTypeOr(p.MediaType, p.URL)
-	case AudioPart:
-		return mediaTypeOr(p.MediaType, p.URL)
-	}
-	return ""
-}
-
-func mediaTypeOr(mt, url string) string {
+	url, mt, _ := media(p)
 	if mt != "" {
 		return mt
 	}
