@@ -62,6 +62,11 @@ func chatCitations(provider string, annotations json.RawMessage, text string) []
 	if len(bytes.TrimSpace(annotations)) == 0 || json.Unmarshal(annotations, &raws) != nil {
 		return nil
 	}
+	return chatCitationList(provider, raws, text)
+}
+
+// chatCitationList is chatCitations of annotations already split.
+func chatCitationList(provider string, raws []json.RawMessage, text string) []runlet.Citation {
 	var out []runlet.Citation
 	for _, raw := range raws {
 		var a chatAnnotation

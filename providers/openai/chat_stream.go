@@ -436,8 +436,7 @@ func (d *chatDecoder) finish() (*runlet.ModelResponse, error) {
 				text = t.Text
 			}
 		}
-		arr, _ := json.Marshal(d.annotations)
-		chatAttachCitations(&resp.Message, chatCitations(d.provider, arr, text))
+		chatAttachCitations(&resp.Message, chatCitationList(d.provider, d.annotations, text))
 	}
 	k := 0
 	for i, p := range resp.Message.Parts {
